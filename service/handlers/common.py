@@ -1,0 +1,89 @@
+"""What every handler shares: JSON in and out, path and query values, the caller."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, TypeVar
+
+import orjson
+from aiohttp import web
+from pydantic import BaseModel
+
+from ..errors import BadRequest, NotFound
+from ..games import Idempotency, Player, authenticate, request_hash
+from ..keys import UOW_KEY
+
+M = TypeVar("M", bound=BaseModel)
+JSON_TYPES = ("application/json", "application/problem+json", "text/json")
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
+
+
+async def read_json(request: web.Request) -> Any:
+    raw = await request.read()
+    if not raw.strip():
+        return {}
+    ctype = request.content_type
+    if (
+        request.headers.get("Content-Type")
+        and ctype not in JSON_TYPES
+        and not ctype.endswith("+json")
+    ):
+        raise web.HTTPUnsupportedMediaType(text=f"send the body as application/json, not {ctype}")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest(f"the body is not valid JSON (UTF-8): {exc}") from exc
+
+
+async def parse_body(request: web.Request, model: type[M]) -> tuple[M, Any]:
+    data = await read_json(request)
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object")
+    return model.model_validate(data), data
+
+
+def game_id(request: web.Request) -> uuid.UUID:
+    raw = request.match_info["game_id"]
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise NotFound(f"there is no game with id {raw!r}") from None
+
+
+def int_query(request: web.Request, name: str, default: int | None, lo: int, hi: int) -> int | None:
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"query parameter {name!r} must be a whole number, not {raw!r}") from None
+    if not lo <= value <= hi:
+        raise BadRequest(f"query parameter {name!r} must be between {lo} and {hi}")
+    return value
+
+
+def bearer(request: web.Request) -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
+async def caller(request: web.Request) -> Player:
+    player = await authenticate(request.app[UOW_KEY], bearer(request))
+    return player
+
+
+def idempotency(request: web.Request, body: Any) -> Idempotency | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > 200:
+        raise BadRequest("Idempotency-Key must be 1 to 200 characters")
+    return Idempotency(key, request_hash(request.method + " " + request.path, body))

@@ -1,0 +1,109 @@
+"""Players, games, moves, undo and redo, legal moves, events, deals."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from .. import games
+from ..errors import BadRequest
+from ..keys import METRICS_KEY, UOW_KEY
+from ..schemas import MoveRequest, NewGame, NewPlayer, VersionedRequest
+from .common import caller, game_id, idempotency, int_query, json_response, parse_body
+
+
+def _written(request: web.Request, answer: games.Answer) -> web.Response:
+    if answer.status == 201:
+        counter = request.app[METRICS_KEY].events
+        for event in answer.body.get("events", ()):
+            counter.labels(event["type"]).inc()
+    return json_response(answer.body, answer.status)
+
+
+async def create_player(request: web.Request) -> web.Response:
+    body, _ = await parse_body(request, NewPlayer)
+    player = await games.create_player(request.app[UOW_KEY], body.name.strip() or body.name)
+    return json_response(player, 201)
+
+
+async def create_game(request: web.Request) -> web.Response:
+    player = await caller(request)
+    body, raw = await parse_body(request, NewGame)
+    answer = await games.create_game(
+        request.app[UOW_KEY],
+        player,
+        body.variant,
+        body.deal,
+        body.autoplay,
+        idempotency(request, raw),
+    )
+    if answer.status == 201:
+        # a new game answers with the game itself, as API.md shows; its events are in /events
+        answer = games.Answer(201, {**answer.body["game"], "events": answer.body["events"]})
+    return _written(request, answer)
+
+
+async def get_game(request: web.Request) -> web.Response:
+    return json_response(await games.get_game(request.app[UOW_KEY], game_id(request)))
+
+
+async def play_move(request: web.Request) -> web.Response:
+    gid = game_id(request)
+    player = await caller(request)
+    body, raw = await parse_body(request, MoveRequest)
+    move = {"from": body.source, "card": body.card, "to": body.to, "count": body.count}
+    answer = await games.play_move(
+        request.app[UOW_KEY], gid, player, move, body.expected_version, idempotency(request, raw)
+    )
+    return _written(request, answer)
+
+
+async def undo(request: web.Request) -> web.Response:
+    return await _versioned(request, games.undo)
+
+
+async def redo(request: web.Request) -> web.Response:
+    return await _versioned(request, games.redo)
+
+
+async def abandon(request: web.Request) -> web.Response:
+    return await _versioned(request, games.abandon)
+
+
+async def _versioned(request: web.Request, action: games.VersionedAction) -> web.Response:
+    gid = game_id(request)
+    player = await caller(request)
+    body, raw = await parse_body(request, VersionedRequest)
+    answer = await action(
+        request.app[UOW_KEY], gid, player, body.expected_version, idempotency(request, raw)
+    )
+    return _written(request, answer)
+
+
+async def legal_moves(request: web.Request) -> web.Response:
+    return json_response(await games.legal_moves(request.app[UOW_KEY], game_id(request)))
+
+
+async def destinations(request: web.Request) -> web.Response:
+    card = request.query.get("card")
+    if not card:
+        raise BadRequest("give the card whose destinations you want: ?card=7H")
+    return json_response(await games.destinations(request.app[UOW_KEY], game_id(request), card))
+
+
+async def events(request: web.Request) -> web.Response:
+    after = int_query(request, "after", 0, 0, 2**31 - 1)
+    limit = int_query(request, "limit", None, 1, 10_000)
+    assert after is not None
+    return json_response(
+        await games.read_events(request.app[UOW_KEY], game_id(request), after, limit)
+    )
+
+
+async def deal(request: web.Request) -> web.Response:
+    variant = request.match_info["variant"]
+    raw = request.match_info["deal"]
+    try:
+        number = int(raw)
+    except ValueError:
+        raise BadRequest(f"a deal is a whole number, not {raw!r}") from None
+    return json_response(games.deal_view(variant, number))

@@ -1,0 +1,39 @@
+"""Health, metrics and the OpenAPI description."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from ..keys import METRICS_KEY, UOW_KEY
+from ..settings import ROOT
+from ..store import DatabaseUnavailable
+from .common import json_response
+
+OPENAPI = ROOT / "openapi.yaml"
+
+
+async def healthz(request: web.Request) -> web.Response:
+    try:
+        await request.app[UOW_KEY].store.ping()
+    except DatabaseUnavailable:
+        return web.Response(
+            status=503,
+            content_type="application/problem+json",
+            headers={"Retry-After": "2"},
+            text='{"type":"https://open-solitaire.example/problems/database-unavailable",'
+            '"title":"Service Unavailable","status":503,'
+            '"detail":"the game database cannot be reached right now"}',
+        )
+    return json_response({"status": "ok"})
+
+
+async def metrics(request: web.Request) -> web.Response:
+    m = request.app[METRICS_KEY]
+    m.cached_games.set(len(request.app[UOW_KEY].games))
+    return web.Response(
+        body=m.render(), content_type="text/plain", headers={"X-Content-Version": "0.0.4"}
+    )
+
+
+async def openapi(request: web.Request) -> web.Response:
+    return web.Response(body=OPENAPI.read_bytes(), content_type="application/yaml")

@@ -1,0 +1,47 @@
+"""Request bodies (pydantic v2). Responses are plain dicts serialised with orjson."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
+
+VariantName = Literal["freecell", "bakers_game", "bakers_dozen", "beleaguered_castle"]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewPlayer(Body):
+    name: StrictStr = Field(min_length=1, max_length=40)
+
+
+class NewGame(Body):
+    variant: VariantName
+    deal: StrictInt | None = None
+    autoplay: StrictBool = True
+
+
+class MoveRequest(Body):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    source: StrictStr | None = Field(default=None, alias="from", max_length=8)
+    card: StrictStr | None = Field(default=None, max_length=4)
+    to: StrictStr = Field(max_length=8)
+    count: StrictInt | None = Field(default=None, ge=1, le=52)
+    expected_version: StrictInt | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _source_or_card(self) -> MoveRequest:
+        if (self.source is None) == (self.card is None):
+            raise ValueError("give either 'from' (a pile) or 'card' (a card), not both")
+        if self.card is not None and self.count is not None:
+            raise ValueError(
+                "'count' goes with 'from'; a move by 'card' takes the cards on top of it"
+            )
+        return self
+
+
+class VersionedRequest(Body):
+    expected_version: StrictInt | None = Field(default=None, ge=0)

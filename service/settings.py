@@ -1,0 +1,42 @@
+"""Configuration from the environment (pydantic-settings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    # postgresql://user@host:port/db; empty means: start the embedded PostgreSQL
+    database_url: str | None = None
+    data_dir: Path = Field(default=ROOT / ".pgdata")
+    pool_min: int = 4
+    pool_max: int = 16
+    # seconds a request waits for the database before answering 503
+    db_timeout: float = 5.0
+    max_body_bytes: int = 64 * 1024
+    # positions kept in memory (games); least recently used ones are dropped
+    cache_games: int = 20_000
+    idempotency_hours: int = 48
+    # "off" switches every rate limit off; otherwise limits below apply
+    rate_limits: str = "on"
+    # writes per token per minute, player creations per address per minute
+    rate_writes_per_minute: int = 600
+    rate_players_per_minute: int = 30
+    log_requests: bool = True
+    # heartbeat interval of live streams, in seconds
+    ws_heartbeat: float = 20.0
+    ws_queue: int = 1000
+    instance: str = "main"
+
+    @property
+    def rate_limits_on(self) -> bool:
+        return self.rate_limits.strip().lower() not in {"off", "0", "false", "no"}

@@ -1,0 +1,195 @@
+"""The event store on asyncpg: append (one round trip), read, and the projection.
+
+Driver errors are translated here and nowhere else: a duplicate (game_id, seq) is a
+VersionConflict; a lost or refused connection is DatabaseUnavailable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import orjson
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class VersionConflict(StoreError):
+    """Another writer appended at the same sequence number first."""
+
+
+class DatabaseUnavailable(StoreError):
+    """The database cannot be reached (or answers too slowly) right now."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    seq: int
+    type: str
+    data: dict[str, Any]
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """An Idempotency-Key seen before: its request hash and the answer it got."""
+
+    request_hash: str
+    status: int
+    response: dict[str, Any]
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await conn.set_type_codec("jsonb", encoder=_dumps, decoder=orjson.loads, schema="pg_catalog")
+    await conn.set_type_codec("json", encoder=_dumps, decoder=orjson.loads, schema="pg_catalog")
+
+
+_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    asyncio.TimeoutError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+    asyncpg.exceptions.TooManyConnectionsError,
+)
+
+
+async def create_pool(dsn: str, min_size: int = 4, max_size: int = 16) -> asyncpg.Pool:
+    try:
+        pool = await asyncpg.create_pool(
+            dsn, min_size=min_size, max_size=max_size, init=_init_connection,
+            command_timeout=30, max_inactive_connection_lifetime=300,
+        )
+    except _CONNECTION_ERRORS as exc:
+        raise DatabaseUnavailable(str(exc)) from exc
+    assert pool is not None
+    return pool
+
+
+RECORD_SQL = (
+    "SELECT replayed, request_hash, http_status, response FROM record_events("
+    "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+)
+
+
+class EventStore:
+    """Reads and appends game events; every call is one round trip."""
+
+    def __init__(self, pool: asyncpg.Pool, timeout: float = 5.0) -> None:
+        self.pool = pool
+        self.timeout = timeout
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection; driver errors come out translated."""
+        try:
+            async with self.pool.acquire(timeout=self.timeout) as conn:
+                yield conn
+        except asyncpg.exceptions.UniqueViolationError as exc:
+            raise VersionConflict(str(exc)) from exc
+        except _CONNECTION_ERRORS as exc:
+            raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
+
+    async def record(
+        self,
+        *,
+        game_id: uuid.UUID,
+        first_seq: int,
+        events: Sequence[dict[str, Any]],
+        at: datetime,
+        player_id: uuid.UUID,
+        variant: str,
+        deal: int,
+        autoplay: bool,
+        status: str,
+        moves: int,
+        undos: int,
+        foundation_cards: int,
+        finished_at: datetime | None,
+        elapsed_ms: int | None,
+        key: str | None = None,
+        request_hash: str | None = None,
+        http_status: int | None = None,
+        response: dict[str, Any] | None = None,
+    ) -> Replayed | None:
+        """Append events at first_seq… with the projection and the idempotency record.
+
+        All or nothing, in one statement. Returns the earlier answer when the key was
+        already used (and appends nothing); raises VersionConflict when first_seq is taken.
+        """
+        async with self.connection() as conn:
+            row = await conn.fetchrow(
+                RECORD_SQL, game_id, first_seq, list(events), at, player_id, variant, deal,
+                autoplay, status, moves, undos, foundation_cards, finished_at, elapsed_ms,
+                key, request_hash, http_status, response, timeout=self.timeout,
+            )
+        assert row is not None
+        if row["replayed"]:
+            return Replayed(row["request_hash"], row["http_status"], row["response"])
+        return None
+
+    async def find_key(self, player_id: uuid.UUID, key: str) -> Replayed | None:
+        async with self.connection() as conn:
+            row = await conn.fetchrow(
+                "SELECT request_hash, status, response FROM idempotency_keys"
+                " WHERE player_id = $1 AND key = $2",
+                player_id, key, timeout=self.timeout,
+            )
+        if row is None:
+            return None
+        return Replayed(row["request_hash"], row["status"], row["response"])
+
+    async def read_events(
+        self, game_id: uuid.UUID, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        async with self.connection() as conn:
+            rows = await conn.fetch(
+                "SELECT seq, type, data, at FROM game_events WHERE game_id = $1 AND seq > $2"
+                " ORDER BY seq LIMIT $3",
+                game_id, after, limit, timeout=self.timeout,
+            )
+        return [StoredEvent(r["seq"], r["type"], r["data"], r["at"]) for r in rows]
+
+    async def create_player(self, player_id: uuid.UUID, name: str, token_hash: bytes) -> datetime:
+        async with self.connection() as conn:
+            at: datetime = await conn.fetchval(
+                "INSERT INTO players (id, name, token_hash) VALUES ($1, $2, $3)"
+                " RETURNING created_at",
+                player_id, name, token_hash, timeout=self.timeout,
+            )
+        return at
+
+    async def player_by_token(self, token_hash: bytes) -> tuple[uuid.UUID, str] | None:
+        async with self.connection() as conn:
+            row = await conn.fetchrow(
+                "SELECT id, name FROM players WHERE token_hash = $1", token_hash,
+                timeout=self.timeout,
+            )
+        return None if row is None else (row["id"], row["name"])
+
+    async def ping(self) -> None:
+        async with self.connection() as conn:
+            await conn.fetchval("SELECT 1", timeout=min(self.timeout, 2.0))
+
+    async def purge_keys(self, older_than: datetime) -> int:
+        async with self.connection() as conn:
+            status: str = await conn.execute(
+                "DELETE FROM idempotency_keys WHERE created_at < $1", older_than,
+                timeout=self.timeout,
+            )
+        return int(status.split()[-1])

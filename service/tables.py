@@ -1,0 +1,85 @@
+"""The schema as SQLAlchemy Core tables: what alembic migrates and checks.
+
+The event log (`game_events`) is the truth. `games` is a projection of it, written in the
+same transaction as the events, for queries only.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    Uuid,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+metadata = MetaData()
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", Uuid, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("token_hash", LargeBinary, nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+)
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", Uuid, primary_key=True),
+    Column("player_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column("variant", Text, nullable=False),
+    Column("deal", BigInteger, nullable=False),
+    Column("autoplay", Boolean, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("undos", Integer, nullable=False),
+    Column("foundation_cards", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("elapsed_ms", BigInteger, nullable=True),
+    CheckConstraint(
+        "status IN ('playing', 'won', 'blocked', 'abandoned')", name="games_status_check"
+    ),
+    Index("games_player_created", "player_id", "created_at"),
+)
+
+game_events = Table(
+    "game_events",
+    metadata,
+    Column("game_id", Uuid, ForeignKey("games.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("data", JSONB, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("game_id", "seq", name="game_events_pkey"),
+    CheckConstraint("seq >= 1", name="game_events_seq_check"),
+)
+
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("player_id", Uuid, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("request_hash", Text, nullable=False),
+    Column("status", Integer, nullable=False),
+    Column("response", JSONB, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("player_id", "key", name="idempotency_keys_pkey"),
+    Index("idempotency_keys_created", "created_at"),
+)

@@ -1,0 +1,66 @@
+"""The unit of work the service functions run against: the event store and the positions
+kept in memory by (game id, version)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from engine import Game
+
+from .store import EventStore
+
+
+@dataclass(slots=True)
+class LiveGame:
+    """A game's replayed line of play, as of version `game.version`."""
+
+    game: Game
+    player_id: uuid.UUID
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class GameCache:
+    """Least-recently-used positions by game id."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[uuid.UUID, LiveGame] = OrderedDict()
+
+    def get(self, game_id: uuid.UUID) -> LiveGame | None:
+        live = self._items.get(game_id)
+        if live is not None:
+            self._items.move_to_end(game_id)
+        return live
+
+    def put(self, game_id: uuid.UUID, live: LiveGame) -> None:
+        self._items[game_id] = live
+        self._items.move_to_end(game_id)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def drop(self, game_id: uuid.UUID) -> None:
+        self._items.pop(game_id, None)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@dataclass
+class UnitOfWork:
+    store: EventStore
+    games: GameCache
+    players: dict[bytes, tuple[uuid.UUID, str]] = field(default_factory=dict)
+    locks: dict[uuid.UUID, asyncio.Lock] = field(default_factory=dict)
+
+    def lock_for(self, game_id: uuid.UUID) -> asyncio.Lock:
+        lock = self.locks.get(game_id)
+        if lock is None:
+            if len(self.locks) > 4 * self.games.capacity:
+                self.locks = {k: v for k, v in self.locks.items() if v.locked()}
+            lock = self.locks[game_id] = asyncio.Lock()
+        return lock

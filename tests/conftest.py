@@ -1,0 +1,105 @@
+"""Shared fixtures: a real PostgreSQL (embedded unless DATABASE_URL is set), one fresh
+database per test made from a migrated template, and the app on aiohttp's test client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def pg_server_url() -> Iterator[str]:
+    """The server's URL (its maintenance database)."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        from service.db import asyncpg_dsn
+
+        yield asyncpg_dsn(url)
+        return
+    from service.db import EmbeddedPostgres
+
+    embedded = EmbeddedPostgres(ROOT / ".pgdata-test")
+    yield embedded.start()
+
+
+def _worker() -> str:
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+@pytest.fixture(scope="session")
+def template_db(pg_server_url: str) -> str:
+    """A database migrated to head, used as the template of every test's database."""
+    from service.db import with_database
+    from service.migrate import upgrade
+
+    name = f"solitaire_tmpl_{_worker()}_{os.getpid()}"
+
+    async def create() -> None:
+        conn = await asyncpg.connect(pg_server_url)
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    asyncio.run(create())
+    upgrade(with_database(pg_server_url, name))
+    return name
+
+
+@pytest.fixture
+async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
+    """A fresh, migrated database for one test, dropped afterwards."""
+    from service.db import with_database
+
+    name = f"t_{uuid.uuid4().hex[:20]}"
+    conn = await asyncpg.connect(pg_server_url)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template_db}"')
+    finally:
+        await conn.close()
+    yield with_database(pg_server_url, name)
+    conn = await asyncpg.connect(pg_server_url)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+def make_settings(db_url: str, **overrides: object):  # type: ignore[no-untyped-def]
+    from service.settings import Settings
+
+    values: dict[str, object] = {
+        "database_url": db_url,
+        "log_requests": False,
+        "rate_limits": "off",
+        "pool_min": 1,
+        "pool_max": 8,
+    }
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def client(db_url: str) -> AsyncIterator[TestClient]:
+    from service.app import create_app
+
+    app = create_app(make_settings(db_url))
+    async with TestClient(TestServer(app)) as c:
+        yield c
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses a database is marked `db` (CI runs them on two servers)."""
+    for item in items:
+        if "db_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.db)

@@ -1,0 +1,102 @@
+"""The event store's contract against a real PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import asyncpg
+import pytest
+
+from service.store import EventStore, VersionConflict, create_pool
+
+
+@pytest.fixture
+async def store(db_url: str):  # type: ignore[no-untyped-def]
+    pool = await create_pool(db_url, 1, 4)
+    yield EventStore(pool)
+    await pool.close()
+
+
+async def _player(store: EventStore) -> uuid.UUID:
+    pid = uuid.uuid4()
+    await store.create_player(pid, "ada", uuid.uuid4().bytes)
+    return pid
+
+
+def _args(game_id: uuid.UUID, player: uuid.UUID, first_seq: int, n: int, **kw: object) -> dict:  # type: ignore[type-arg]
+    base = dict(
+        game_id=game_id,
+        first_seq=first_seq,
+        events=[{"type": "CardMoved", "data": {"i": first_seq + i}} for i in range(n)],
+        at=datetime.now(UTC),
+        player_id=player,
+        variant="freecell",
+        deal=1,
+        autoplay=True,
+        status="playing",
+        moves=first_seq,
+        undos=0,
+        foundation_cards=0,
+        finished_at=None,
+        elapsed_ms=None,
+    )
+    base.update(kw)
+    return base
+
+
+async def test_append_and_read_in_order(store: EventStore) -> None:
+    pid = await _player(store)
+    gid = uuid.uuid4()
+    assert await store.record(**_args(gid, pid, 1, 3)) is None
+    assert await store.record(**_args(gid, pid, 4, 2)) is None
+    events = await store.read_events(gid)
+    assert [e.seq for e in events] == [1, 2, 3, 4, 5]
+    assert [e.data["i"] for e in events] == [1, 2, 3, 4, 5]
+    assert [e.seq for e in await store.read_events(gid, after=3)] == [4, 5]
+    async with store.connection() as conn:
+        row = await conn.fetchrow("SELECT version, moves FROM games WHERE id = $1", gid)
+    assert (row["version"], row["moves"]) == (5, 4)
+
+
+async def test_duplicate_seq_is_a_version_conflict_and_writes_nothing(store: EventStore) -> None:
+    pid = await _player(store)
+    gid = uuid.uuid4()
+    await store.record(**_args(gid, pid, 1, 2))
+    with pytest.raises(VersionConflict):
+        await store.record(
+            **_args(gid, pid, 2, 3, key="k1", request_hash="h", http_status=201, response={"x": 1})
+        )
+    # all or nothing: no event, no projection change, no idempotency record
+    assert [e.seq for e in await store.read_events(gid)] == [1, 2]
+    assert await store.find_key(pid, "k1") is None
+    async with store.connection() as conn:
+        assert await conn.fetchval("SELECT version FROM games WHERE id = $1", gid) == 2
+
+
+async def test_events_are_append_only(store: EventStore) -> None:
+    pid = await _player(store)
+    gid = uuid.uuid4()
+    await store.record(**_args(gid, pid, 1, 1))
+    async with store.pool.acquire() as conn:
+        with pytest.raises(asyncpg.exceptions.InsufficientPrivilegeError):
+            await conn.execute("UPDATE game_events SET type = 'X' WHERE game_id = $1", gid)
+        with pytest.raises(asyncpg.exceptions.InsufficientPrivilegeError):
+            await conn.execute("DELETE FROM game_events WHERE game_id = $1", gid)
+        with pytest.raises(asyncpg.exceptions.InsufficientPrivilegeError):
+            await conn.execute("TRUNCATE game_events CASCADE")
+    assert len(await store.read_events(gid)) == 1
+
+
+async def test_idempotency_key_returns_the_first_answer(store: EventStore) -> None:
+    pid = await _player(store)
+    gid = uuid.uuid4()
+    first = await store.record(
+        **_args(gid, pid, 1, 1, key="k", request_hash="h1", http_status=201, response={"n": 1})
+    )
+    assert first is None
+    again = await store.record(
+        **_args(gid, pid, 2, 1, key="k", request_hash="h2", http_status=201, response={"n": 2})
+    )
+    assert again is not None and again.response == {"n": 1} and again.request_hash == "h1"
+    assert [e.seq for e in await store.read_events(gid)] == [1]
