@@ -1,0 +1,94 @@
+"""What the benchmarks share: a database, free ports, subprocess servers, percentiles."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+def database_url() -> str:
+    """DATABASE_URL, or an embedded PostgreSQL in .pgdata-bench."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        from service.db import asyncpg_dsn
+
+        return asyncpg_dsn(url)
+    from service.db import EmbeddedPostgres
+
+    return EmbeddedPostgres(ROOT / ".pgdata-bench").start()
+
+
+async def fresh_database(server_url: str, name: str) -> str:
+    """A new, migrated database on the server (dropped first if it exists)."""
+    import asyncpg
+
+    from service.db import with_database
+    from service.migrate import upgrade
+
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    url = with_database(server_url, name)
+    await asyncio.to_thread(upgrade, url)
+    return url
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_process(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        args, cwd=ROOT, env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+
+async def wait_http(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as s:
+        while True:
+            try:
+                async with s.get(url) as r:
+                    if r.status < 500:
+                        return
+            except aiohttp.ClientError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{url} did not answer within {timeout} s")
+            await asyncio.sleep(0.1)
+
+
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+PYTHON = sys.executable
