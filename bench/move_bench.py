@@ -19,8 +19,15 @@ import aiohttp
 from engine import Event, Game, Move
 
 from .common import (
-    PYTHON, SHARED, database_url, fresh_database, free_port, percentile, start_process,
-    stop_process, wait_http,
+    PYTHON,
+    SHARED,
+    database_url,
+    free_port,
+    fresh_database,
+    percentile,
+    start_process,
+    stop_process,
+    wait_http,
 )
 
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "64"))
@@ -57,6 +64,7 @@ async def _timed(run: Run, coro_factory, deadline: float, warm_until: float) -> 
 async def bench_floor(base: str) -> Run:
     run = Run()
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=CLIENTS)) as s:
+
         async def client(n: int) -> None:
             body = {"from": "t1", "to": "c", "count": 1}
 
@@ -82,11 +90,17 @@ async def bench_service(base: str) -> Run:
         headers = {"Authorization": f"Bearer {token}"}
 
         async def new_game(rng: random.Random) -> tuple[str, Game]:
-            async with s.post(f"{base}/v1/games", headers=headers,
-                              json={"variant": "freecell", "deal": rng.randint(1, 32000)}) as r:
+            async with s.post(
+                f"{base}/v1/games",
+                headers=headers,
+                json={"variant": "freecell", "deal": rng.randint(1, 32000)},
+            ) as r:
                 body = await r.json()
-            events = [Event("GameCreated", {"variant": "freecell", "deal": body["deal"],
-                                            "autoplay": True})]
+            events = [
+                Event(
+                    "GameCreated", {"variant": "freecell", "deal": body["deal"], "autoplay": True}
+                )
+            ]
             events += [Event(e["type"], e["data"]) for e in body["events"][1:]]
             return body["id"], Game.replay(events)
 
@@ -124,8 +138,10 @@ async def bench_service(base: str) -> Run:
 
 
 def report(name: str, run: Run) -> str:
-    return (f"{name:<10} {run.rate:10.0f} moves/s   p50 {percentile(run.latencies, .5) * 1e3:7.2f} ms"
-            f"   p99 {percentile(run.latencies, .99) * 1e3:7.2f} ms   errors {run.errors}")
+    return (
+        f"{name:<10} {run.rate:10.0f} moves/s   p50 {percentile(run.latencies, 0.5) * 1e3:7.2f} ms"
+        f"   p99 {percentile(run.latencies, 0.99) * 1e3:7.2f} ms   errors {run.errors}"
+    )
 
 
 async def main() -> None:
@@ -137,22 +153,30 @@ async def main() -> None:
     floor = start_process([PYTHON, str(bare), str(floor_port), floor_db])
     service = start_process(
         [PYTHON, "-m", "service", "run"],
-        {"PORT": str(service_port), "DATABASE_URL": service_db, "RATE_LIMITS": "off",
-         "LOG_REQUESTS": "false"},
+        {
+            "PORT": str(service_port),
+            "DATABASE_URL": service_db,
+            "RATE_LIMITS": "off",
+            "LOG_REQUESTS": "false",
+        },
     )
     try:
         await wait_http(f"http://127.0.0.1:{floor_port}/hello")
         await wait_http(f"http://127.0.0.1:{service_port}/healthz")
-        print(f"move endpoint: {CLIENTS} concurrent clients, {SECONDS:.0f} s each after "
-              f"{WARMUP:.0f} s warm-up")
+        print(
+            f"move endpoint: {CLIENTS} concurrent clients, {SECONDS:.0f} s each after "
+            f"{WARMUP:.0f} s warm-up"
+        )
         f = await bench_floor(f"http://127.0.0.1:{floor_port}")
         p = await bench_service(f"http://127.0.0.1:{service_port}")
         print(report("floor", f))
         print(report("service", p))
-        print(f"ratio: throughput {p.rate / f.rate:.2f} of the floor (goal >= 0.6); "
-              f"p50 {percentile(p.latencies, .5) / percentile(f.latencies, .5):.2f}x; "
-              f"p99 {percentile(p.latencies, .99) / percentile(f.latencies, .99):.2f}x "
-              "of the floor's (goal <= 2)")
+        print(
+            f"ratio: throughput {p.rate / f.rate:.2f} of the floor (goal >= 0.6); "
+            f"p50 {percentile(p.latencies, 0.5) / percentile(f.latencies, 0.5):.2f}x; "
+            f"p99 {percentile(p.latencies, 0.99) / percentile(f.latencies, 0.99):.2f}x "
+            "of the floor's (goal <= 2)"
+        )
     finally:
         stop_process(floor)
         stop_process(service)

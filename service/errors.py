@@ -50,3 +50,7 @@ class TooManyRequests(ServiceError):
     def __init__(self, detail: str, retry_after: int, **extra: Any) -> None:
         super().__init__(detail, **extra)
         self.retry_after = retry_after
+
+
+class GameFinished(Conflict):
+    slug = "game-over"

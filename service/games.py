@@ -18,9 +18,17 @@ from typing import Any, Protocol
 
 import orjson
 
-from engine import MAX_DEAL, VARIANTS, Event, Game, IllegalMove, Move, find_variant
+from engine import MAX_DEAL, VARIANTS, EngineError, Event, Game, IllegalMove, Move, find_variant
 
-from .errors import Conflict, Forbidden, NotFound, Unauthorized, Unprocessable, VersionMismatch
+from .errors import (
+    Forbidden,
+    GameFinished,
+    NotFound,
+    ServiceError,
+    Unauthorized,
+    Unprocessable,
+    VersionMismatch,
+)
 from .store import StoredEvent, VersionConflict
 from .uow import LiveGame, UnitOfWork
 
@@ -264,10 +272,6 @@ async def create_game(
     idem: Idempotency | None = None,
 ) -> Answer:
     find_variant(variant)
-    if idem is not None:
-        earlier = await _earlier_answer(uow, player, idem)
-        if earlier is not None:
-            return earlier
     if deal is None:
         deal = random_deal(variant)
     check_deal(variant, deal)
@@ -379,51 +383,69 @@ async def _write(
     live = await load(uow, game_id)
     if live.player_id != player.id:
         raise Forbidden("this game belongs to another player; you may read it but not play it")
-    if idem is not None:
-        earlier = await _earlier_answer(uow, player, idem)
-        if earlier is not None:
-            return earlier
     async with uow.lock_for(game_id):
-        fresh = False
-        for _attempt in range(WRITE_ATTEMPTS):
-            live = await load(uow, game_id, fresh=fresh)
-            game = live.game
-            if expected_version is not None and expected_version != game.version:
-                if expected_version > game.version and not fresh:
-                    fresh = True  # another instance may have written: look at the log
-                    continue
-                raise VersionMismatch(
-                    f"the game is at version {game.version}, not {expected_version};"
-                    " reload it and try again",
-                    current_version=game.version,
-                )
-            if game.status in FINISHED:
-                raise Conflict(
-                    f"the game is over ({game.status}); start a new one",
-                    current_version=game.version,
-                )
-            first_seq = game.version + 1
-            work = game.copy()
-            events = action(work)  # the engine's verdict on a copy: memory changes on commit only
-            at = now()
-            done = LiveGame(work, live.player_id, live.created_at, live.finished_at)
-            _after_change(done, at)
-            answer = _answer(game_id, done, events, first_seq, at)
-            try:
-                replayed = await _record(uow, game_id, done, events, first_seq, at, idem, answer)
-            except VersionConflict:
-                fresh = True  # another instance wrote first: replay the log and judge again
+        try:
+            return await _write_locked(uow, game_id, expected_version, idem, action)
+        except (EngineError, ServiceError):
+            # A retried request (same Idempotency-Key) meets a game that has moved on since
+            # its first answer: that answer stands. Looked up only on this path, so the
+            # ordinary write stays one round trip.
+            if idem is not None:
+                earlier = await _earlier_answer(uow, player, idem)
+                if earlier is not None:
+                    return earlier
+            raise
+
+
+async def _write_locked(
+    uow: UnitOfWork,
+    game_id: uuid.UUID,
+    expected_version: int | None,
+    idem: Idempotency | None,
+    action: Callable[[Game], list[Event]],
+) -> Answer:
+    fresh = False
+    for _attempt in range(WRITE_ATTEMPTS):
+        live = await load(uow, game_id, fresh=fresh)
+        game = live.game
+        if expected_version is not None and expected_version != game.version:
+            if expected_version > game.version and not fresh:
+                fresh = True  # another instance may have written: look at the log
                 continue
-            except BaseException:
-                uow.games.drop(game_id)  # the outcome is unknown: read the log next time
-                raise
-            if replayed is not None:
-                uow.games.drop(game_id)
-                return replayed
-            uow.games.put(game_id, done)
-            return answer
+            raise VersionMismatch(
+                f"the game is at version {game.version}, not {expected_version};"
+                " reload it and try again",
+                current_version=game.version,
+            )
+        if game.status in FINISHED:
+            raise GameFinished(
+                f"the game is over ({game.status}); start a new one",
+                current_version=game.version,
+            )
+        first_seq = game.version + 1
+        work = game.copy()
+        events = action(work)  # the engine's verdict on a copy: memory changes on commit only
+        at = now()
+        done = LiveGame(work, live.player_id, live.created_at, live.finished_at)
+        _after_change(done, at)
+        answer = _answer(game_id, done, events, first_seq, at)
+        try:
+            replayed = await _record(uow, game_id, done, events, first_seq, at, idem, answer)
+        except VersionConflict:
+            fresh = True  # another instance wrote first: replay the log and judge again
+            continue
+        except BaseException:
+            uow.games.drop(game_id)  # the outcome is unknown: read the log next time
+            raise
+        if replayed is not None:
+            uow.games.drop(game_id)
+            return replayed
+        uow.games.put(game_id, done)
+        return answer
+    live = await load(uow, game_id, fresh=True)
     raise VersionMismatch(
-        "the game is changing too fast; reload it and try again", current_version=None
+        "other moves keep arriving first; reload the game and try again",
+        current_version=live.game.version,
     )
 
 

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove
 
 from .errors import ServiceError, TooManyRequests
-from .keys import REQUEST_ID_KEY
+from .keys import REQUEST_ID_KEY, SETTINGS_KEY
 from .store import DatabaseUnavailable, VersionConflict
 
 log = logging.getLogger("service.problems")
@@ -83,7 +83,8 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
             detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
             return problem(405, detail, headers={"Allow": allowed})
         elif exc.status == 413:
-            detail = "the request body is larger than the 64 KiB this service accepts"
+            limit = request.app[SETTINGS_KEY].max_body_bytes
+            detail = f"the request body is larger than the {limit // 1024} KiB this service accepts"
         return problem(exc.status, detail or exc.reason)
     except ValidationError as exc:
         detail, errors = _validation_detail(exc)
@@ -97,7 +98,7 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
         return problem(exc.status, exc.detail, exc.slug, exc.title, **exc.extra)
     except VersionConflict:
         return problem(409, "another move was recorded first; reload the game and try again",
-                       "version-conflict")
+                       "version-conflict", current_version=None)
     except DatabaseUnavailable:
         return problem(503, "the game database cannot be reached right now; try again shortly",
                        "database-unavailable", headers={"Retry-After": "2"})

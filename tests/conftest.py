@@ -92,9 +92,11 @@ def make_settings(db_url: str, **overrides: object):  # type: ignore[no-untyped-
 @pytest.fixture
 async def client(db_url: str) -> AsyncIterator[TestClient]:
     from service.app import create_app
+    from tests.openapi_check import validating_trace_config
 
     app = create_app(make_settings(db_url))
-    async with TestClient(TestServer(app)) as c:
+    # every response is checked against openapi.yaml, so the two cannot drift
+    async with TestClient(TestServer(app), trace_configs=[validating_trace_config()]) as c:
         yield c
 
 

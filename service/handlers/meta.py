@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from ..keys import METRICS_KEY, UOW_KEY
 from ..settings import ROOT
@@ -30,9 +31,9 @@ async def healthz(request: web.Request) -> web.Response:
 async def metrics(request: web.Request) -> web.Response:
     m = request.app[METRICS_KEY]
     m.cached_games.set(len(request.app[UOW_KEY].games))
-    return web.Response(
-        body=m.render(), content_type="text/plain", headers={"X-Content-Version": "0.0.4"}
-    )
+    response = web.Response(body=m.render())
+    response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+    return response
 
 
 async def openapi(request: web.Request) -> web.Response:

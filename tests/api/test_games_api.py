@@ -134,6 +134,13 @@ async def test_idempotency_key(client: TestClient) -> None:
     assert other.status == 422
     r = await client.get(f"/v1/games/{game['id']}/events")
     assert len((await r.json())["events"]) == 2
+    # the game moves on; a late retry still gets its first answer and appends nothing
+    moved = await client.post(url, json={"from": "t2", "to": "c"}, headers=auth(ada))
+    assert moved.status == 201
+    late = await client.post(url, json={"from": "t1", "to": "c"}, headers=h)
+    assert late.status == 201 and await late.json() == await first.json()
+    r = await client.get(f"/v1/games/{game['id']}/events")
+    assert len((await r.json())["events"]) == 3
 
 
 async def test_deals_and_ranges(client: TestClient) -> None:

@@ -61,9 +61,12 @@ async def _play_randomly(client: TestClient, player: dict, gid: str, n: int, see
 
 async def test_many_games_two_instances_final_state_is_the_replayed_log(db_url: str) -> None:
     from service.app import create_app
+    from tests.openapi_check import validating_trace_config
 
-    a = TestClient(TestServer(create_app(make_settings(db_url))))
-    b = TestClient(TestServer(create_app(make_settings(db_url))))
+    a = TestClient(TestServer(create_app(make_settings(db_url))),
+                   trace_configs=[validating_trace_config()])
+    b = TestClient(TestServer(create_app(make_settings(db_url))),
+                   trace_configs=[validating_trace_config()])
     async with a, b:
         ada = await new_player(a)
         games = [
