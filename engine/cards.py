@@ -62,16 +62,17 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> Card:
         """The card named by ``text`` (``"TH"``; ``"10H"`` and lower case are accepted too)."""
+        if not isinstance(text, str):
+            raise InvalidMove(f"{text!r} is not a card (write it as TH)")
         card = cls._by_text.get(text)
         if card is not None:
             return card
-        if isinstance(text, str):
-            norm = text.strip().upper()
-            if norm.startswith("10"):
-                norm = "T" + norm[2:]
-            card = cls._by_text.get(norm)
-            if card is not None:
-                return card
+        norm = text.strip().upper()
+        if norm.startswith("10"):
+            norm = "T" + norm[2:]
+        card = cls._by_text.get(norm)
+        if card is not None:
+            return card
         raise InvalidMove(f"{text!r} is not a card (rank A23456789TJQK then suit SHDC, as TH)")
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from engine.errors import EngineError, GameOver, InvalidMove, NothingToRedo, NothingToUndo
-from engine.moves import Move, move_of
+from engine.moves import SINGLE, Move, move_of
 from engine.position import Position
 from engine.variants import find_variant
 
@@ -135,9 +135,41 @@ class Game:
         data = first.data
         game = cls(data["variant"], data["deal"], bool(data.get("autoplay", True)))
         game.version = 1
+        if check:
+            for event in it:
+                game.apply(event, True)
+            return game
+        # the trusted fast path: CardMoved events are applied inline
+        push = game.position.push
+        turns = game._turns
+        redo = game._redo
         apply = game.apply
+        single = SINGLE
         for event in it:
-            apply(event, check)
+            if type(event) is Event:
+                kind = event.type
+                data = event.data
+            else:
+                stored = cast(Mapping[str, Any], event)
+                kind = stored["type"]
+                data = stored.get("data") or {}
+            if kind == CARD_MOVED:
+                count = data.get("count", 1)
+                if count == 1:
+                    push(single[data["from"]][data["to"]])
+                else:
+                    push(move_of(data["from"], data["to"], count))
+                if not data.get("auto"):
+                    turns.append(1)
+                    if redo:
+                        redo.clear()
+                elif turns:
+                    turns[-1] += 1
+                else:
+                    game._opening += 1
+                game.version += 1
+            else:
+                apply(Event(kind, data))
         return game
 
     def copy(self) -> Game:

@@ -33,7 +33,7 @@ PILES: Final[dict[str, tuple[str, int]]] = {
 }
 TARGETS: Final[dict[str, tuple[str, int]]] = {**PILES, FIRST_EMPTY_CELL: ("c", -1)}
 
-_MOVE_RE: Final = re.compile(r"\s*([a-z]\w*)\s*-\s*([a-z]\w*)\s*(?:x\s*(-?\d+))?\s*")
+_MOVE_RE: Final = re.compile(r"\s*([a-z]\d{0,2})\s*-\s*([a-z]\d{0,2})\s*(?:x\s*(-?\d+))?\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +96,15 @@ class Move:
 
 
 _INTERNED: dict[tuple[str, str, int], Move] = {}
+
+SINGLE: Final[dict[str, dict[str, Move]]] = {
+    source: {target: Move(source, target) for target in TARGETS if target != source}
+    for source in PILES
+}
+"""SINGLE[source][target]: the shared one-card move (cheaper than building one)."""
+for _source, _row in SINGLE.items():
+    for _target, _move in _row.items():
+        _INTERNED[(_source, _target, 1)] = _move
 
 
 def move_of(source: str, target: str, count: int = 1) -> Move:

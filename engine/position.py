@@ -14,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Final, TypeVar
 
-from engine.cards import KING, RANKS, SUITS, Card
-from engine.errors import EngineError, IllegalMove, InvalidMove
-from engine.moves import CELL_NAMES, COLUMN_NAMES, PILES, TARGETS, Move, move_of
+from engine.cards import DECK, KING, RANKS, SUITS, Card
+from engine.errors import EngineError, IllegalMove, InvalidMove, NothingToUndo
+from engine.moves import CELL_NAMES, COLUMN_NAMES, PILES, SINGLE, TARGETS, Move, move_of
 
 P = TypeVar("P", bound="Position")
 
 FOUNDATION_ORDER: Final = "HCDS"  # the order Freecell Solver prints foundations in
 _FOUNDATION_RANKS: Final = "0" + RANKS
+_PILE_ORDER: Final = {name: i for i, name in enumerate(("f", *CELL_NAMES, *COLUMN_NAMES))}
 
 
 def _plural(n: int, word: str) -> str:
@@ -31,8 +32,9 @@ def _plural(n: int, word: str) -> str:
 class LegalMoves:
     """The legal moves of a position at the time it was asked (a snapshot).
 
-    Iteration lists, in order of source pile (columns, then cells), then count, then target
-    (``f``, a cell, columns left to right):
+    Iteration lists moves grouped by source pile (columns left to right, then cells), then
+    by count (ascending), each group in the order ``f``, the cell, the non-empty columns that
+    take the card, the empty columns; it lists
 
     * every legal move to the foundations and onto non-empty columns;
     * every legal move into an empty column, each empty column separately;
@@ -44,9 +46,9 @@ class LegalMoves:
 
     __slots__ = ("_empty_cells", "_first_cell", "_moves", "_set")
 
-    def __init__(self, moves: list[Move], first_cell: str | None, empty_cells: frozenset[str]):
+    def __init__(self, moves: list[Move], first_cell: str | None, empty_cells: list[int]):
         self._moves = moves
-        self._set = frozenset(moves)
+        self._set: frozenset[Move] | None = None
         self._first_cell = first_cell
         self._empty_cells = empty_cells
 
@@ -65,12 +67,21 @@ class LegalMoves:
     def __contains__(self, move: object) -> bool:
         if not isinstance(move, Move):
             return False
-        if move in self._set:
-            return True
+        moves = self._set
+        if moves is None:
+            moves = self._set = frozenset(self._moves)
+        try:
+            if move in moves:
+                return True
+            where = TARGETS.get(move.target)
+        except TypeError:  # a Move built from unhashable junk
+            return False
         if self._first_cell is not None and (
-            move.target == "c" or move.target in self._empty_cells
+            where is not None
+            and where[0] == "c"
+            and (where[1] < 0 or where[1] in self._empty_cells)
         ):
-            return move_of(move.source, self._first_cell, move.count) in self._set
+            return move_of(move.source, self._first_cell, move.count) in moves
         return False
 
     def __repr__(self) -> str:
@@ -338,7 +349,7 @@ class Position:
                 f"{self.title} has {self.column_count} {self.column_word}s "
                 f"(t1..t{self.column_count}): there is no {name}"
             )
-        if kind == "c" and index >= self.cell_count:
+        if kind == "c" and (index >= self.cell_count or self.cell_count == 0):
             if self.cell_count == 0:
                 raise InvalidMove(f"{self.title} has no cells: there is no {name}")
             raise InvalidMove(f"{self.title} has {self.cell_count} cells: there is no {name}")
@@ -458,15 +469,31 @@ class Position:
             legal = self._legal = self._generate()
         return legal
 
+    def _onto_table(self) -> dict[Card, tuple[Card, ...]]:
+        """For each card, the cards it may be built on (from :meth:`fits`), per game."""
+        cls = type(self)
+        table: dict[Card, tuple[Card, ...]] | None = cls.__dict__.get("_onto_cache")
+        if table is None:
+            table = {card: tuple(o for o in DECK if self.fits(card, o)) for card in DECK}
+            type.__setattr__(cls, "_onto_cache", table)
+        return table
+
     def _generate(self) -> LegalMoves:
         tableau = self.tableau
         cells = self.cells
         found = self.foundations
-        fits = self.fits
+        onto = self._onto_table()
         moves: list[Move] = []
         append = moves.append
-        empty_cols = [i for i, column in enumerate(tableau) if not column]
-        takes_empty = self.empty_column_takes != "none"
+        tops: dict[Card, int] = {}
+        empty_cols: list[int] = []
+        for i, column in enumerate(tableau):
+            if column:
+                tops[column[-1]] = i
+            else:
+                empty_cols.append(i)
+        top_of = tops.get
+        into_empty = empty_cols if self.empty_column_takes != "none" else []
         empty_cells = [i for i, held in enumerate(cells) if held is None]
         first_cell = CELL_NAMES[empty_cells[0]] if empty_cells else None
         names = COLUMN_NAMES
@@ -481,51 +508,48 @@ class Position:
             if not column:
                 continue
             source = names[si]
+            single = SINGLE[source]
             card = column[-1]
             if found[card.suit] == card.rank - 1:
-                append(move_of(source, "f"))
+                append(single["f"])
             if first_cell is not None:
-                append(move_of(source, first_cell))
-            for ti, dest in enumerate(tableau):
-                if ti == si:
-                    continue
-                if dest:
-                    if fits(card, dest[-1]):
-                        append(move_of(source, names[ti]))
-                elif takes_empty:
-                    append(move_of(source, names[ti]))
+                append(single[first_cell])
+            for o in onto[card]:
+                ti = top_of(o)
+                if ti is not None:
+                    append(single[names[ti]])
+            for ti in into_empty:
+                append(single[names[ti]])
             if cap_onto > 1:
                 height = len(column)
                 count = 1
-                while (
-                    count < height and count < cap_onto and fits(column[-count], column[-count - 1])
-                ):
+                while count < height and count < cap_onto and column[-count - 1] in onto[card]:
                     count += 1
                     card = column[-count]
-                    for ti, dest in enumerate(tableau):
-                        if ti == si:
-                            continue
-                        if dest:
-                            if fits(card, dest[-1]):
-                                append(move_of(source, names[ti], count))
-                        elif takes_empty and count <= cap_into:
+                    for o in onto[card]:
+                        ti = top_of(o)
+                        if ti is not None:
+                            append(move_of(source, names[ti], count))
+                    if count <= cap_into:
+                        for ti in into_empty:
                             append(move_of(source, names[ti], count))
 
+        cell_to_cell = first_cell is not None and self.cell_to_cell
         for si, held in enumerate(cells):
             if held is None:
                 continue
-            source = CELL_NAMES[si]
+            single = SINGLE[CELL_NAMES[si]]
             if found[held.suit] == held.rank - 1:
-                append(move_of(source, "f"))
-            if first_cell is not None and self.cell_to_cell:
-                append(move_of(source, first_cell))
-            for ti, dest in enumerate(tableau):
-                if dest:
-                    if fits(held, dest[-1]):
-                        append(move_of(source, names[ti]))
-                elif takes_empty:
-                    append(move_of(source, names[ti]))
-        return LegalMoves(moves, first_cell, frozenset(CELL_NAMES[i] for i in empty_cells))
+                append(single["f"])
+            if cell_to_cell:
+                append(single[first_cell])  # type: ignore[index]
+            for o in onto[held]:
+                ti = top_of(o)
+                if ti is not None:
+                    append(single[names[ti]])
+            for ti in into_empty:
+                append(single[names[ti]])
+        return LegalMoves(moves, first_cell, empty_cells)
 
     def destinations(self, card_or_source: Card | str) -> list[str]:
         """The piles the card (with the cards on it) may legally go to, e.g. ``["f", "t4"]``.
@@ -544,7 +568,7 @@ class Position:
                 return []
         targets = [m.target for m in self.legal_moves if m.source == source and m.count == count]
         result: list[str] = []
-        for target in targets:
+        for target in sorted(targets, key=_PILE_ORDER.__getitem__):
             if target.startswith("c"):
                 result.extend(
                     name for name, held in zip(CELL_NAMES, self.cells, strict=False) if held is None
@@ -635,7 +659,9 @@ class Position:
         return move
 
     def undo(self) -> Move:
-        """Take back the last move exactly; returns it.  IndexError if there is none."""
+        """Take back the last move exactly; returns it.  NothingToUndo if there is none."""
+        if not self.move_stack:
+            raise NothingToUndo("no move has been played")
         move = self.move_stack.pop()
         card = self._moved.pop()
         skind, si = PILES[move.source]
