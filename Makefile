@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-db lint bench install clean-db
+.PHONY: run test test-browser test-db lint bench install clean-db
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,11 +20,15 @@ run: $(STAMP)
 	$(PY) -m service run
 
 test: $(STAMP)
-	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m "not browser"
+
+# the reference web client in headless Chromium (installs Debian's chromium if missing)
+test-browser: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m browser
 
 # the tests that touch PostgreSQL only (CI runs them again against another server)
 test-db: $(STAMP)
-	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m db
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m "db and not browser"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine service tests bench migrations

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -53,9 +54,10 @@ def free_port() -> int:
 
 
 def start_process(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """A server in the background; its output goes to a log file in the temp folder."""
+    log = tempfile.NamedTemporaryFile(prefix="bench-", suffix=".log", delete=False)  # noqa: SIM115
     return subprocess.Popen(
-        args, cwd=ROOT, env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        args, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log, stderr=log,
     )
 
 

@@ -15,11 +15,14 @@ import time
 from dataclasses import dataclass, field
 
 import aiohttp
+import orjson
+import psutil
 
 from engine import Event, Game, Move
 
 from .common import (
     PYTHON,
+    ROOT,
     SHARED,
     database_url,
     free_port,
@@ -31,7 +34,8 @@ from .common import (
 )
 
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "64"))
-SECONDS = float(os.environ.get("BENCH_SECONDS", "10"))
+SECONDS = float(os.environ.get("BENCH_SECONDS", "5"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 WARMUP = 2.0
 
 
@@ -121,7 +125,7 @@ async def bench_service(base: str) -> Run:
                     url = f"{base}/v1/games/{gid}/moves"
                     body = {"from": m.source, "to": m.target, "count": m.count}
                 async with s.post(url, json=body, headers=headers) as r:
-                    answer = await r.json()
+                    answer = orjson.loads(await r.read())
                 if r.status != 201:
                     return False
                 for e in answer["events"]:
@@ -137,10 +141,38 @@ async def bench_service(base: str) -> Run:
     return run
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far."""
+    t = psutil.Process(pid).cpu_times()
+    return float(t.user + t.system)
+
+
+def postgres_cpu() -> float:
+    """CPU of the benchmark's PostgreSQL server: its postmaster and all its children
+    (the embedded server in .pgdata-bench; with DATABASE_URL, every postgres process)."""
+    pidfile = ROOT / ".pgdata-bench" / "postmaster.pid"
+    procs: list[psutil.Process]
+    if "DATABASE_URL" not in os.environ and pidfile.exists():
+        master = psutil.Process(int(pidfile.read_text().split()[0]))
+        procs = [master, *master.children(recursive=True)]
+    else:
+        procs = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
+    total = 0.0
+    for proc in procs:
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system
+    return total
+
+
 def report(name: str, run: Run) -> str:
+    p50 = percentile(run.latencies, 0.5) * 1e3
+    p99 = percentile(run.latencies, 0.99) * 1e3
     return (
-        f"{name:<10} {run.rate:10.0f} moves/s   p50 {percentile(run.latencies, 0.5) * 1e3:7.2f} ms"
-        f"   p99 {percentile(run.latencies, 0.99) * 1e3:7.2f} ms   errors {run.errors}"
+        f"{name:<10} {run.rate:10.0f} moves/s   p50 {p50:7.2f} ms   p99 {p99:7.2f} ms"
+        f"   errors {run.errors}"
     )
 
 
@@ -153,30 +185,48 @@ async def main() -> None:
     floor = start_process([PYTHON, str(bare), str(floor_port), floor_db])
     service = start_process(
         [PYTHON, "-m", "service", "run"],
-        {
-            "PORT": str(service_port),
-            "DATABASE_URL": service_db,
-            "RATE_LIMITS": "off",
-            "LOG_REQUESTS": "false",
-        },
+        {"PORT": str(service_port), "DATABASE_URL": service_db, "RATE_LIMITS": "off",
+         "LOG_REQUESTS": "false"},
     )
     try:
         await wait_http(f"http://127.0.0.1:{floor_port}/hello")
         await wait_http(f"http://127.0.0.1:{service_port}/healthz")
-        print(
-            f"move endpoint: {CLIENTS} concurrent clients, {SECONDS:.0f} s each after "
-            f"{WARMUP:.0f} s warm-up"
-        )
-        f = await bench_floor(f"http://127.0.0.1:{floor_port}")
-        p = await bench_service(f"http://127.0.0.1:{service_port}")
-        print(report("floor", f))
-        print(report("service", p))
-        print(
-            f"ratio: throughput {p.rate / f.rate:.2f} of the floor (goal >= 0.6); "
-            f"p50 {percentile(p.latencies, 0.5) / percentile(f.latencies, 0.5):.2f}x; "
-            f"p99 {percentile(p.latencies, 0.99) / percentile(f.latencies, 0.99):.2f}x "
-            "of the floor's (goal <= 2)"
-        )
+        if os.environ.get("BENCH_SHOW_PIDS"):
+            print(f"pids: floor {floor.pid} service {service.pid}", flush=True)
+        print(f"move endpoint: {CLIENTS} concurrent clients; {ROUNDS} alternating rounds of "
+              f"{SECONDS:.0f} s each after {WARMUP:.0f} s warm-up (floor, service, floor, ...)")
+        ratios = []
+        for n in range(ROUNDS):
+            c0 = time.process_time()
+            cpu0 = cpu_seconds(floor.pid), postgres_cpu()
+            f = await bench_floor(f"http://127.0.0.1:{floor_port}")
+            c1 = time.process_time()
+            cpu1 = cpu_seconds(service.pid), postgres_cpu()
+            cpu_f = cpu_seconds(floor.pid) - cpu0[0], cpu1[1] - cpu0[1]
+            p = await bench_service(f"http://127.0.0.1:{service_port}")
+            c2 = time.process_time()
+            cpu_p = cpu_seconds(service.pid) - cpu1[0], postgres_cpu() - cpu1[1]
+            moves_f = len(f.latencies) * (WARMUP + SECONDS) / SECONDS
+            moves_p = len(p.latencies) * (WARMUP + SECONDS) / SECONDS
+            span = WARMUP + SECONDS
+            print(f"round {n + 1}")
+            print("  " + report("floor", f))
+            print("  " + report("service", p))
+            print(f"  load generator CPU: {(c1 - c0) / span:.0%} (floor run), "
+                  f"{(c2 - c1) / span:.0%} (service run) of one core")
+            print(f"  CPU per move: server {cpu_p[0] / moves_p * 1e6:.0f} us vs floor "
+                  f"{cpu_f[0] / moves_f * 1e6:.0f} us; PostgreSQL {cpu_p[1] / moves_p * 1e6:.0f} us"
+                  f" vs {cpu_f[1] / moves_f * 1e6:.0f} us")
+            ratios.append((
+                p.rate / f.rate,
+                percentile(p.latencies, 0.5) / percentile(f.latencies, 0.5),
+                percentile(p.latencies, 0.99) / percentile(f.latencies, 0.99),
+            ))
+        tput = sorted(r[0] for r in ratios)[len(ratios) // 2]
+        p50 = sorted(r[1] for r in ratios)[len(ratios) // 2]
+        p99 = sorted(r[2] for r in ratios)[len(ratios) // 2]
+        print(f"median ratio over {ROUNDS} rounds: throughput {tput:.2f} of the floor "
+              f"(goal >= 0.6); p50 {p50:.2f}x; p99 {p99:.2f}x the floor's (goal <= 2)")
     finally:
         stop_process(floor)
         stop_process(service)

@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiohttp import web
 
 from .db import resolve_database_url
-from .handlers import games, meta
-from .keys import METRICS_KEY, REQUEST_ID_KEY, SETTINGS_KEY, UOW_KEY
+from .handlers import games, leaderboards, meta, stream
+from .handlers import web as webclient
+from .keys import (
+    DSN_KEY,
+    HUB_KEY,
+    METRICS_KEY,
+    REQUEST_ID_KEY,
+    SETTINGS_KEY,
+    STREAMS_KEY,
+    UOW_KEY,
+)
 from .metrics import Metrics
 from .problems import problem_middleware
 from .settings import Settings
-from .store import EventStore, create_pool
+from .store import EventStore, StoreError, create_pool
+from .stream import StreamHub
 from .uow import GameCache, UnitOfWork
 
 access_log = logging.getLogger("service.access")
+log = logging.getLogger("service")
 
 
 def setup_routes(app: web.Application) -> None:
@@ -38,7 +52,13 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/games/{game_id}/legal-moves", games.legal_moves)
     r.add_get("/v1/games/{game_id}/destinations", games.destinations)
     r.add_get("/v1/games/{game_id}/events", games.events)
+    r.add_get("/v1/games/{game_id}/stream", stream.stream)
     r.add_get("/v1/deals/{variant}/{deal}", games.deal)
+    r.add_get("/", webclient.index)
+    r.add_get("/static/{name}", webclient.static_file)
+    r.add_get("/v1/leaderboards/{variant}/{deal}", leaderboards.board)
+    r.add_get("/v1/players/{player_id}", leaderboards.player_record)
+    r.add_get("/v1/players/{player_id}/games", leaderboards.player_games)
 
 
 @web.middleware
@@ -83,6 +103,7 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
         pool = await create_pool(url, settings.pool_min, settings.pool_max)
+        app[DSN_KEY] = url
         app[UOW_KEY] = UnitOfWork(
             store=EventStore(pool, settings.db_timeout), games=GameCache(settings.cache_games)
         )
@@ -90,6 +111,39 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
         await pool.close()
 
     return ctx
+
+
+async def maintenance_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Idempotency keys are kept `idempotency_hours` (at least 24), then purged hourly."""
+    settings = app[SETTINGS_KEY]
+
+    async def purge() -> None:
+        while True:
+            await asyncio.sleep(3600)
+            cutoff = datetime.now(UTC) - timedelta(hours=max(24, settings.idempotency_hours))
+            try:
+                await app[UOW_KEY].store.purge_keys(cutoff)
+            except StoreError:
+                log.warning("could not purge old idempotency keys; will try again")
+
+    task = asyncio.create_task(purge())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The live-event hub: its listening connection opens after the pool, closes before."""
+    settings = app[SETTINGS_KEY]
+    hub = StreamHub(
+        app[UOW_KEY].store, app[DSN_KEY], queue_size=settings.ws_queue,
+        sweep_every=settings.ws_sweep,
+    )
+    app[HUB_KEY] = hub
+    await hub.start()
+    yield
+    await hub.stop()
 
 
 def create_app(settings: Settings | None = None) -> web.Application:
@@ -100,5 +154,9 @@ def create_app(settings: Settings | None = None) -> web.Application:
     app[SETTINGS_KEY] = settings
     app[METRICS_KEY] = Metrics()
     app.cleanup_ctx.append(database_ctx(settings))
+    app.cleanup_ctx.append(maintenance_ctx)
+    app.cleanup_ctx.append(stream_ctx)
+    app[STREAMS_KEY] = {}
+    app.on_shutdown.append(stream.close_streams)
     setup_routes(app)
     return app

@@ -6,9 +6,15 @@ from aiohttp import web
 
 from .metrics import Metrics
 from .settings import Settings
+from .stream import StreamHub, Subscription
 from .uow import UnitOfWork
 
 SETTINGS_KEY = web.AppKey("settings", Settings)
 UOW_KEY = web.AppKey("uow", UnitOfWork)
 METRICS_KEY = web.AppKey("metrics", Metrics)
 REQUEST_ID_KEY = web.RequestKey("request_id", str)
+# the resolved database URL (the embedded server's when DATABASE_URL is not set)
+DSN_KEY = web.AppKey("dsn", str)
+HUB_KEY = web.AppKey("stream_hub", StreamHub)
+# the open live-event sockets and their subscriptions, closed on shutdown
+STREAMS_KEY = web.AppKey("open_streams", dict[web.WebSocketResponse, Subscription])

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 
 VariantName = Literal["freecell", "bakers_game", "bakers_dozen", "beleaguered_castle"]
 
@@ -15,6 +24,14 @@ class Body(BaseModel):
 
 class NewPlayer(Body):
     name: StrictStr = Field(min_length=1, max_length=40)
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, name: str) -> str:
+        # control characters (NUL cannot even be stored in PostgreSQL text) make no name
+        if any(ch < " " or "\x7f" <= ch <= "\x9f" for ch in name):
+            raise ValueError("a name cannot contain control characters")
+        return name
 
 
 class NewGame(Body):

@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     # heartbeat interval of live streams, in seconds
     ws_heartbeat: float = 20.0
     ws_queue: int = 1000
+    # seconds between two looks at the versions of the games streamed here, which
+    # catches up whatever a lost notification did not announce
+    ws_sweep: float = 5.0
     instance: str = "main"
 
     @property

@@ -69,10 +69,17 @@ _CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Nothing to reset when a connection goes back to the pool: every call here is one
+    statement in its own transaction, and none sets session state (LISTEN runs on a
+    connection of its own). asyncpg's default reset costs a round trip per release."""
+
+
 async def create_pool(dsn: str, min_size: int = 4, max_size: int = 16) -> asyncpg.Pool:
     try:
         pool = await asyncpg.create_pool(
             dsn, min_size=min_size, max_size=max_size, init=_init_connection,
+            reset=_keep_session,
             command_timeout=30, max_inactive_connection_lifetime=300,
         )
     except _CONNECTION_ERRORS as exc:
@@ -180,7 +187,10 @@ class EventStore:
                 "SELECT id, name FROM players WHERE token_hash = $1", token_hash,
                 timeout=self.timeout,
             )
-        return None if row is None else (row["id"], row["name"])
+        if row is None:
+            return None
+        # asyncpg's own UUID type, which orjson does not serialise: the standard one
+        return uuid.UUID(bytes=row["id"].bytes), row["name"]
 
     async def ping(self) -> None:
         async with self.connection() as conn:
@@ -193,3 +203,13 @@ class EventStore:
                 timeout=self.timeout,
             )
         return int(status.split()[-1])
+
+    async def versions(self, game_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+        """The seq of the last event of each of these games (from the projection), in one
+        round trip; unknown ids are left out."""
+        async with self.connection() as conn:
+            rows = await conn.fetch(
+                "SELECT id, version FROM games WHERE id = ANY($1::uuid[])", list(game_ids),
+                timeout=self.timeout,
+            )
+        return {r["id"]: r["version"] for r in rows}

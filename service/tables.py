@@ -83,3 +83,24 @@ idempotency_keys = Table(
     PrimaryKeyConstraint("player_id", "key", name="idempotency_keys_pkey"),
     Index("idempotency_keys_created", "created_at"),
 )
+
+# Each player's best won game of each deal, written by record_events in the transaction of
+# the winning move (migrations/versions/0002_leaderboards.py).
+leaderboard_entries = Table(
+    "leaderboard_entries",
+    metadata,
+    Column("variant", Text, nullable=False),
+    Column("deal", BigInteger, nullable=False),
+    Column("player_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column("game_id", Uuid, ForeignKey("games.id"), nullable=False),
+    Column("elapsed_ms", BigInteger, nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("undos", Integer, nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("variant", "deal", "player_id", name="leaderboard_entries_pkey"),
+    Index(
+        "leaderboard_entries_board",
+        "variant", "deal", "elapsed_ms", "moves", "finished_at", "player_id",
+    ),
+    Index("leaderboard_entries_player", "player_id", "variant", "deal"),
+)

@@ -9,7 +9,7 @@ import orjson
 from aiohttp import web
 from pydantic import BaseModel
 
-from ..errors import BadRequest, NotFound
+from ..errors import BadRequest, NotFound, Unauthorized
 from ..games import Idempotency, Player, authenticate, request_hash
 from ..keys import UOW_KEY
 
@@ -72,7 +72,11 @@ def bearer(request: web.Request) -> str | None:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer":
         return None
-    return token.strip() or None
+    token = token.strip()
+    # tokens are URL-safe ASCII; anything else (undecodable bytes included) is no token of ours
+    if token and not (token.isascii() and token.isprintable()):
+        raise Unauthorized("this token belongs to no player")
+    return token or None
 
 
 async def caller(request: web.Request) -> Player:
@@ -85,6 +89,7 @@ def idempotency(request: web.Request, body: Any) -> Idempotency | None:
     if key is None:
         return None
     key = key.strip()
-    if not key or len(key) > 200:
-        raise BadRequest("Idempotency-Key must be 1 to 200 characters")
+    # isprintable() also refuses the surrogates that stand for bytes that were not UTF-8
+    if not key or len(key) > 200 or not key.isprintable():
+        raise BadRequest("Idempotency-Key must be 1 to 200 printable characters")
     return Idempotency(key, request_hash(request.method + " " + request.path, body))

@@ -1,0 +1,63 @@
+"""Leaderboards of a deal and players' records."""
+
+from __future__ import annotations
+
+import re
+
+from aiohttp import web
+
+from .. import leaderboards
+from ..errors import BadRequest
+from ..keys import UOW_KEY
+from .common import caller, int_query, json_response
+
+_WHOLE = re.compile(r"-?[0-9]{1,30}")
+MAX_CURSOR = 200
+
+
+def _deal(request: web.Request) -> int:
+    raw = request.match_info["deal"]
+    if not _WHOLE.fullmatch(raw):
+        raise BadRequest(f"a deal is a whole number, not {raw!r}")
+    return int(raw)
+
+
+def _cursor(request: web.Request) -> str | None:
+    cursor = request.query.get("cursor")
+    if cursor is not None and len(cursor) > MAX_CURSOR:
+        raise BadRequest("this cursor was not given by this service (too long)")
+    return cursor or None
+
+
+async def board(request: web.Request) -> web.Response:
+    variant = request.match_info["variant"]
+    deal = _deal(request)
+    limit = int_query(request, "limit", 20, 1, 100)
+    assert limit is not None
+    cursor = _cursor(request)
+    around = request.query.get("around")
+    uow = request.app[UOW_KEY]
+    if around is None:
+        return json_response(await leaderboards.board(uow, variant, deal, limit, cursor))
+    if around != "me":
+        raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
+    if cursor is not None:
+        raise BadRequest("give either 'around=me' or 'cursor', not both")
+    leaderboards.check_board(variant, deal)  # a bad board is a 400/422 before the token
+    player = await caller(request)
+    return json_response(await leaderboards.board_around(uow, variant, deal, player))
+
+
+async def player_record(request: web.Request) -> web.Response:
+    uow = request.app[UOW_KEY]
+    return json_response(await leaderboards.player_record(uow, request.match_info["player_id"]))
+
+
+async def player_games(request: web.Request) -> web.Response:
+    limit = int_query(request, "limit", 20, 1, 100)
+    assert limit is not None
+    uow = request.app[UOW_KEY]
+    page = await leaderboards.player_games(
+        uow, request.match_info["player_id"], limit, _cursor(request)
+    )
+    return json_response(page)

@@ -1,0 +1,41 @@
+"""The reference web client: index.html at `/` and its files (one folder, no build step)
+under `/static/`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aiohttp import web
+
+from ..errors import NotFound
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+# Plain files, no build step: let browsers revalidate (ETag / Last-Modified) on each load.
+HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".svg": "image/svg+xml",
+}
+
+
+def _file(path: Path) -> web.FileResponse:
+    response = web.FileResponse(path, headers=HEADERS)
+    kind = TYPES.get(path.suffix)
+    if kind is not None:
+        response.content_type = kind
+        response.charset = "utf-8"
+    return response
+
+
+async def index(request: web.Request) -> web.FileResponse:
+    return _file(STATIC / "index.html")
+
+
+async def static_file(request: web.Request) -> web.FileResponse:
+    name = request.match_info["name"]
+    path = (STATIC / name).resolve()
+    if not path.is_relative_to(STATIC) or not path.is_file():
+        raise NotFound(f"there is no file {name!r} in the web client")
+    return _file(path)

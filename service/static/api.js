@@ -1,0 +1,127 @@
+// The service's HTTP API, as any client would call it (see /openapi.yaml).
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem || {};
+    this.detail = this.message;
+  }
+
+  /** A 404 that means "no such route on this server" rather than "no such game":
+   * the endpoint is not there (yet), so the page hides what depends on it. */
+  get routeMissing() {
+    if (this.status !== 404) return false;
+    const type = this.problem.type || "";
+    return type === "" || type.endsWith("/404");
+  }
+}
+
+export function randomKey() {
+  if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class Api {
+  constructor() {
+    this.token = null;
+    this.clockOffset = 0; // server clock minus this device's, from the Date header
+  }
+
+  async request(method, path, { body, auth = false, key = false } = {}) {
+    const headers = { Accept: "application/json" };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (key) headers["Idempotency-Key"] = randomKey();
+    let response;
+    try {
+      response = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: "no-store",
+      });
+    } catch {
+      throw new ApiError(0, { detail: "the server cannot be reached; check the connection" });
+    }
+    const date = response.headers.get("Date");
+    if (date) {
+      const offset = Date.parse(date) + 500 - Date.now(); // the header drops milliseconds
+      if (Number.isFinite(offset)) this.clockOffset = offset;
+    }
+    const text = await response.text();
+    let data = null;
+    if (text) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        data = null;
+      }
+    }
+    if (!response.ok) throw new ApiError(response.status, data);
+    return data;
+  }
+
+  get(path, options) {
+    return this.request("GET", path, options);
+  }
+
+  post(path, body, options = {}) {
+    return this.request("POST", path, { ...options, body });
+  }
+
+  // ------------------------------------------------------------ the endpoints
+
+  createPlayer(name) {
+    return this.post("/v1/players", { name });
+  }
+
+  player(id) {
+    return this.get(`/v1/players/${id}`);
+  }
+
+  createGame(variant, deal, autoplay) {
+    const body = { variant, autoplay };
+    if (deal !== null && deal !== undefined) body.deal = deal;
+    return this.post("/v1/games", body, { auth: true, key: true });
+  }
+
+  game(id) {
+    return this.get(`/v1/games/${id}`);
+  }
+
+  legalMoves(id) {
+    return this.get(`/v1/games/${id}/legal-moves`);
+  }
+
+  move(id, body) {
+    return this.post(`/v1/games/${id}/moves`, body, { auth: true, key: true });
+  }
+
+  undo(id, version) {
+    return this.post(`/v1/games/${id}/undo`, { expected_version: version }, { auth: true, key: true });
+  }
+
+  redo(id, version) {
+    return this.post(`/v1/games/${id}/redo`, { expected_version: version }, { auth: true, key: true });
+  }
+
+  hint(id) {
+    return this.get(`/v1/games/${id}/hint`);
+  }
+
+  events(id, after) {
+    return this.get(`/v1/games/${id}/events?after=${after}`);
+  }
+
+  daily(variant) {
+    return this.get(`/v1/daily/${variant}`);
+  }
+
+  leaderboard(variant, deal, { aroundMe = false, limit = 10 } = {}) {
+    const q = aroundMe ? `?around=me&limit=${limit}` : `?limit=${limit}`;
+    return this.get(`/v1/leaderboards/${variant}/${deal}${q}`, { auth: aroundMe });
+  }
+}

@@ -1,0 +1,297 @@
+"""Live game events for the WebSocket subscribers of one service instance.
+
+Several instances share one database. A commit notifies `game_events` with only
+'<game id> <last seq>' (record_events in the first migration); the events themselves are
+always read from the log. Each instance has:
+
+- ONE dedicated connection that LISTENs (not one per socket, not from the pool); when it
+  drops, it is opened again with backoff and every game with subscribers catches up from
+  the log, so a lost notification delays an event and never loses it;
+- one feed per game with subscribers here: woken by notifications, it reads the new events
+  once per batch of notifications, serialises each once, and hands the batch to every
+  subscriber of the game;
+- a sweep every few seconds that asks the projection for the versions of all watched games
+  in one query and wakes the feeds that are behind (the safety net under the listener).
+
+A subscriber has a bounded queue; when it overflows, the subscriber is dropped from its
+feed and told to end (the handler sends a 'reconnect' message and closes the socket), so a
+slow client never holds up the moves or the other subscribers.
+
+The catch-up of a new subscriber is its handler's job: subscribe first, read the log after
+its `after`, send that, then send what the feed delivers, dropping every seq already sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import uuid
+from collections import deque
+from collections.abc import Sequence
+
+import asyncpg
+import orjson
+
+from .games import event_view
+from .store import EventStore, StoredEvent
+
+log = logging.getLogger("service.stream")
+
+CHANNEL = "game_events"
+APPLICATION_NAME = "solitaire-stream-listener"
+# close codes: 1001 "going away" (this instance stops), 4000 (the subscriber fell behind)
+GOING_AWAY = 1001
+FELL_BEHIND = 4000
+
+# one event on the wire: its seq and its JSON text, serialised once for all subscribers
+Item = tuple[int, str]
+
+
+def event_message(e: StoredEvent) -> Item:
+    """The message of one event: an item of GET /v1/games/{id}/events, as JSON text."""
+    return e.seq, orjson.dumps(event_view(e)).decode()
+
+
+class Subscription:
+    """One subscriber of one game: its bounded queue and how far it got."""
+
+    def __init__(self, game_id: uuid.UUID, after: int, limit: int) -> None:
+        self.game_id = game_id
+        # the seq of the last event handed to the client (its `after` until then)
+        self.last = after
+        self.limit = max(1, limit)
+        self._pending: deque[Item] = deque()
+        self._ready = asyncio.Event()
+        # set once when the subscription must end: fell behind, or the instance stops
+        self.ended = asyncio.Event()
+        self.end_code = 0
+        self.end_detail = ""
+
+    def offer(self, batch: Sequence[Item]) -> bool:
+        """Queue a batch of events; False (and the subscription ends) when it overflows."""
+        if self.ended.is_set():
+            return False
+        if not batch or batch[-1][0] <= self.last:
+            return True  # nothing this subscriber has not been sent already
+        if len(self._pending) + len(batch) > self.limit:
+            self._pending.clear()
+            self.end(FELL_BEHIND, "you fell behind")
+            return False
+        self._pending.extend(batch)
+        self._ready.set()
+        return True
+
+    def end(self, code: int, detail: str) -> None:
+        if not self.ended.is_set():
+            self.end_code, self.end_detail = code, detail
+            self.ended.set()
+            self._ready.set()
+
+    async def take(self) -> list[Item]:
+        """The events queued so far, waiting for at least one; [] once the subscription
+        ended."""
+        while not self._pending:
+            if self.ended.is_set():
+                return []
+            self._ready.clear()
+            await self._ready.wait()
+        items = list(self._pending)
+        self._pending.clear()
+        return items
+
+
+class _Feed:
+    """The subscribers of one game on this instance and the reader that serves them."""
+
+    def __init__(self, game_id: uuid.UUID) -> None:
+        self.game_id = game_id
+        self.subscribers: set[Subscription] = set()
+        # the seq up to which this feed has read the log; None until its first read
+        self.cursor: int | None = None
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+
+class StreamHub:
+    """Fans the notifications of one listening connection out to this instance's
+    subscribers."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        dsn: str,
+        *,
+        queue_size: int = 1000,
+        sweep_every: float = 5.0,
+        check_every: float = 10.0,
+        retry_first: float = 0.1,
+        retry_max: float = 5.0,
+    ) -> None:
+        self.store = store
+        self.dsn = dsn
+        self.queue_size = queue_size
+        self.sweep_every = sweep_every
+        self.check_every = check_every
+        self.retry_first = retry_first
+        self.retry_max = retry_max
+        self._feeds: dict[uuid.UUID, _Feed] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.listening = asyncio.Event()
+        # counters, for /metrics-style questions and for the tests
+        self.connects = 0  # successful LISTEN connections, reconnections included
+        self.reads = 0  # reads of the log by feeds (not counting handlers' catch-up)
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def start(self, wait: float = 5.0) -> None:
+        """Start listening (waiting up to `wait` seconds for the first connection; if the
+        database is not there yet, the listener keeps trying in the background)."""
+        self._tasks = [
+            asyncio.create_task(self._listen(), name="stream-listener"),
+            asyncio.create_task(self._sweep_forever(), name="stream-sweep"),
+        ]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.listening.wait(), wait)
+
+    async def stop(self) -> None:
+        tasks = self._tasks + [f.task for f in self._feeds.values() if f.task is not None]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks = []
+        self._feeds.clear()
+
+    # ------------------------------------------------------------ subscribers
+
+    def subscribe(self, game_id: uuid.UUID, after: int) -> Subscription:
+        sub = Subscription(game_id, after, self.queue_size)
+        feed = self._feeds.get(game_id)
+        if feed is None:
+            feed = self._feeds[game_id] = _Feed(game_id)
+            feed.task = asyncio.create_task(self._serve(feed), name=f"stream-feed-{game_id}")
+        feed.subscribers.add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        feed = self._feeds.get(sub.game_id)
+        if feed is None:
+            return
+        feed.subscribers.discard(sub)
+        if not feed.subscribers:
+            del self._feeds[sub.game_id]
+            if feed.task is not None:
+                feed.task.cancel()
+
+    def watched(self) -> int:
+        """How many games have subscribers on this instance."""
+        return len(self._feeds)
+
+    # ------------------------------------------------------------ feeds
+
+    async def _serve(self, feed: _Feed) -> None:
+        while True:
+            await feed.wake.wait()
+            feed.wake.clear()
+            try:
+                await self._read(feed)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the next sweep wakes this feed again
+                log.warning("stream: reading game %s failed: %s", feed.game_id, exc)
+
+    async def _read(self, feed: _Feed) -> None:
+        if not feed.subscribers:
+            return
+        # before its first read, the feed starts at its least advanced subscriber: each
+        # subscriber reads the log itself after subscribing, so it only drops duplicates
+        after = feed.cursor if feed.cursor is not None else min(s.last for s in feed.subscribers)
+        events = await self.store.read_events(feed.game_id, after)
+        self.reads += 1
+        if not events:
+            if feed.cursor is None:
+                feed.cursor = after
+            return
+        if feed.cursor is None or events[-1].seq > feed.cursor:
+            feed.cursor = events[-1].seq
+        batch = [event_message(e) for e in events]
+        for sub in list(feed.subscribers):
+            if not sub.offer(batch):
+                feed.subscribers.discard(sub)
+                log.info("stream: a subscriber of game %s fell behind at seq %d",
+                         feed.game_id, sub.last)
+
+    def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        game, _, seq = payload.partition(" ")
+        try:
+            game_id, last = uuid.UUID(game), int(seq)
+        except ValueError:
+            log.warning("stream: unexpected notification %r", payload)
+            return
+        feed = self._feeds.get(game_id)
+        if feed is not None and (feed.cursor is None or last > feed.cursor):
+            feed.wake.set()
+
+    async def sweep(self) -> None:
+        """Wake the feeds whose game has events they have not read (one query for all)."""
+        feeds = list(self._feeds.values())
+        if not feeds:
+            return
+        try:
+            versions = await self.store.versions([f.game_id for f in feeds])
+        except Exception as exc:
+            log.warning("stream: sweep failed (%s); waking every feed", exc)
+            for f in feeds:
+                f.wake.set()
+            return
+        for f in feeds:
+            version = versions.get(f.game_id)
+            if version is not None and (f.cursor is None or version > f.cursor):
+                f.wake.set()
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.sweep_every)
+            await self.sweep()
+
+    # ------------------------------------------------------------ the listening connection
+
+    async def _listen(self) -> None:
+        failures = 0  # in a row: the wait before the next attempt doubles with each
+        while True:
+            conn: asyncpg.Connection | None = None
+            try:
+                conn = await asyncpg.connect(
+                    self.dsn, timeout=10,
+                    server_settings={"application_name": APPLICATION_NAME},
+                )
+                lost = asyncio.Event()
+                conn.add_termination_listener(lambda _c, ev=lost: ev.set())
+                await conn.add_listener(CHANNEL, self._notified)
+                self.connects += 1
+                self.listening.set()
+                failures = 0
+                if self.connects > 1:
+                    log.info("stream: listening again; catching up from the log")
+                # whatever was committed while nobody listened is in the log
+                await self.sweep()
+                while not lost.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(lost.wait(), self.check_every)
+                    if not lost.is_set():
+                        # a dead peer shows here; LISTEN again is a no-op on a live one
+                        await conn.execute(f'LISTEN "{CHANNEL}"', timeout=self.check_every)
+                log.warning("stream: the listening connection was closed")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("stream: listening failed: %s", exc)
+            finally:
+                self.listening.clear()
+                if conn is not None:
+                    conn.terminate()
+            delay = min(self.retry_first * 2**failures, self.retry_max)
+            failures += 1
+            log.info("stream: listening again in %.1f s", delay)
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))

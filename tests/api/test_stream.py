@@ -1,0 +1,450 @@
+"""Live events over WebSocket: two instances on one database, catch-up and resume, many
+subscribers, a dropped listening connection, a slow subscriber, shutdown, refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import os
+import random
+import socket
+import struct
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import aiohttp
+import asyncpg
+import orjson
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from service.app import create_app
+from service.keys import HUB_KEY, METRICS_KEY, STREAMS_KEY
+
+from ..conftest import make_settings
+from .helpers import auth, new_game, new_player
+
+Json = dict[str, Any]
+WAIT = 10.0
+
+
+@contextlib.asynccontextmanager
+async def instances(db_url: str, *overrides: Json) -> AsyncIterator[list[TestClient]]:
+    """Service instances on one database, each on its own test server."""
+    clients = [TestClient(TestServer(create_app(make_settings(db_url, **o)))) for o in overrides]
+    for c in clients:
+        await c.start_server()
+    try:
+        yield clients
+    finally:
+        for c in clients:
+            await c.close()
+
+
+async def events_of(client: TestClient, gid: str, after: int = 0) -> list[Json]:
+    r = await client.get(f"/v1/games/{gid}/events?after={after}")
+    assert r.status == 200, await r.text()
+    events: list[Json] = (await r.json())["events"]
+    return events
+
+
+async def write(client: TestClient, player: Json, gid: str, rng: random.Random) -> Json:
+    """One write through `client`: a random legal move, or an undo now and then."""
+    legal = (await (await client.get(f"/v1/games/{gid}/legal-moves")).json())["moves"]
+    url = f"/v1/games/{gid}"
+    if legal and rng.random() < 0.8:
+        r = await client.post(f"{url}/moves", json=rng.choice(legal), headers=auth(player))
+    else:
+        r = await client.post(f"{url}/undo", json={}, headers=auth(player))
+        if r.status == 409:  # nothing to undo yet
+            r = await client.post(f"{url}/moves", json=rng.choice(legal), headers=auth(player))
+    assert r.status == 201, await r.text()
+    body: Json = await r.json()
+    return body
+
+
+async def receive(ws: aiohttp.ClientWebSocketResponse, count: int) -> list[Json]:
+    """The next `count` messages, then a short wait proves no extra one follows."""
+    got: list[Json] = []
+    async with asyncio.timeout(WAIT):
+        while len(got) < count:
+            msg = await ws.receive()
+            assert msg.type is aiohttp.WSMsgType.TEXT, msg
+            got.append(orjson.loads(msg.data))
+    return got
+
+
+async def nothing_more(ws: aiohttp.ClientWebSocketResponse, wait: float = 0.3) -> None:
+    with contextlib.suppress(TimeoutError):
+        msg = await ws.receive(timeout=wait)
+        raise AssertionError(f"unexpected message {msg}")
+
+
+async def wait_for(condition: Callable[[], bool], what: str, timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+async def kill_listeners(db_url: str, expected: int) -> None:
+    """Terminate the instances' listening connections from the server side."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        killed = await conn.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+            " AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await conn.close()
+    assert killed == expected
+
+
+def subscribers(client: TestClient) -> float:
+    """The instance's gauge of open live-event sockets."""
+    value = client.app[METRICS_KEY].registry.get_sample_value("solitaire_stream_subscribers")
+    return value or 0.0
+
+
+def as_json(events: list[Json]) -> list[Json]:
+    """Events as a WebSocket client decodes them (the timestamps are text)."""
+    return [orjson.loads(orjson.dumps(e)) for e in events]
+
+
+# ---------------------------------------------------------------- delivery
+
+
+async def test_two_instances_each_subscriber_sees_every_event_in_order(db_url: str) -> None:
+    async with instances(db_url, {}, {}) as (a, b):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=True))["id"]
+        wa = await a.ws_connect(f"/v1/games/{gid}/stream")
+        wb = await b.ws_connect(f"/v1/games/{gid}/stream?after=0")
+        rng = random.Random(4)
+        for i in range(16):
+            await write((a, b)[i % 2], ada, gid, rng)
+        stored = await events_of(a, gid)
+        assert [e["seq"] for e in stored] == list(range(1, len(stored) + 1))
+        for ws in (wa, wb):
+            got = await receive(ws, len(stored))
+            # the messages are the items of /events exactly: {"seq", "type", "at", "data"}
+            assert got == as_json(stored)
+            assert all(set(m) == {"seq", "type", "at", "data"} for m in got)
+            await nothing_more(ws)
+            await ws.close()
+
+
+async def test_resume_from_the_middle_and_after_a_reconnect(db_url: str) -> None:
+    async with instances(db_url, {}, {}) as (a, b):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=5, autoplay=False))["id"]
+        rng = random.Random(7)
+        for _ in range(6):
+            await write(a, ada, gid, rng)
+        stored = await events_of(a, gid)
+        middle = len(stored) // 2
+        ws = await b.ws_connect(f"/v1/games/{gid}/stream?after={middle}")
+        assert await receive(ws, len(stored) - middle) == as_json(stored[middle:])
+        # live ones follow the stored ones
+        await write(a, ada, gid, rng)
+        live = await receive(ws, 1)
+        await ws.close()
+        last = live[-1]["seq"]
+        # moves while the client is away; it comes back with the last seq it saw
+        for i in range(5):
+            await write((a, b)[i % 2], ada, gid, rng)
+        ws = await b.ws_connect(f"/v1/games/{gid}/stream?after={last}")
+        await write(b, ada, gid, rng)
+        stored = await events_of(b, gid)
+        assert await receive(ws, len(stored) - last) == as_json(stored[last:])
+        await nothing_more(ws)
+        # ?after= the current version: nothing until the next event
+        ws2 = await a.ws_connect(f"/v1/games/{gid}/stream?after={len(stored)}")
+        await nothing_more(ws2, 0.2)
+        await write(b, ada, gid, rng)
+        newest = await events_of(a, gid, after=len(stored))
+        assert await receive(ws2, len(newest)) == as_json(newest)
+        for w in (ws, ws2):
+            await w.close()
+
+
+async def test_catch_up_races_with_moves_no_gap_no_duplicate(db_url: str) -> None:
+    """Subscribers join while moves are being committed on the other instance."""
+    async with instances(db_url, {}, {}) as (a, b):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=11, autoplay=True))["id"]
+        rng = random.Random(11)
+
+        async def mover() -> None:
+            for _ in range(20):
+                await write(a, ada, gid, rng)
+
+        moving = asyncio.create_task(mover())
+        sockets = []
+        while not moving.done():
+            sockets.append(await b.ws_connect(f"/v1/games/{gid}/stream"))
+            await asyncio.sleep(0.01)
+        await moving
+        stored = as_json(await events_of(a, gid))
+        assert len(sockets) >= 3
+        for ws in sockets:
+            assert await receive(ws, len(stored)) == stored
+            await nothing_more(ws, 0.05)
+            await ws.close()
+
+
+async def test_200_subscribers_on_one_game_receive_everything(db_url: str) -> None:
+    async with instances(db_url, {}, {}) as (a, b):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        # aiohttp's test client keeps 100 connections at most; these sessions have no limit
+        sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) for _ in (a, b)]
+        try:
+            sockets = [
+                await s.ws_connect(c.make_url(f"/v1/games/{gid}/stream"))
+                for s, c in zip(sessions, (a, b), strict=True)
+                for _ in range(100)
+            ]
+            await wait_for(
+                lambda: all(subscribers(c) == 100 for c in (a, b)),
+                "200 subscribers",
+            )
+            reads_before = [c.app[HUB_KEY].reads for c in (a, b)]
+            rng = random.Random(2)
+            writes = 10
+            for i in range(writes):
+                await write((a, b)[i % 2], ada, gid, rng)
+            stored = as_json(await events_of(a, gid))
+            received = await asyncio.gather(*(receive(ws, len(stored)) for ws in sockets))
+            assert all(r == stored for r in received)
+            # the log is read once per batch of notifications, not once per subscriber
+            for c, before in zip((a, b), reads_before, strict=True):
+                assert c.app[HUB_KEY].reads - before <= writes + 2
+            await asyncio.gather(*(ws.close() for ws in sockets))
+        finally:
+            for s in sessions:
+                await s.close()
+
+
+async def test_a_dropped_listening_connection_loses_nothing(db_url: str) -> None:
+    async with instances(db_url, {}, {}) as (a, b):
+        hubs = [c.app[HUB_KEY] for c in (a, b)]
+        for hub in hubs:
+            assert hub.connects == 1 and hub.listening.is_set()
+            hub.retry_first = 1.5  # a window in which nobody listens
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        wa = await a.ws_connect(f"/v1/games/{gid}/stream")
+        wb = await b.ws_connect(f"/v1/games/{gid}/stream")
+        rng = random.Random(3)
+        await write(a, ada, gid, rng)
+        first = await events_of(a, gid)
+        for ws in (wa, wb):
+            assert await receive(ws, len(first)) == as_json(first)
+
+        await kill_listeners(db_url, 2)
+        await wait_for(lambda: not any(h.listening.is_set() for h in hubs), "the listeners down")
+        # moves committed while no instance listens
+        for i in range(6):
+            await write((a, b)[i % 2], ada, gid, rng)
+            if i == 0:
+                assert not any(h.listening.is_set() for h in hubs)
+        await wait_for(lambda: all(h.connects == 2 for h in hubs), "the listeners back")
+        stored = await events_of(a, gid)
+        for ws in (wa, wb):
+            assert await receive(ws, len(stored) - len(first)) == as_json(stored[len(first):])
+        # and live delivery goes on over the new connection
+        await write(b, ada, gid, rng)
+        newest = await events_of(a, gid, after=len(stored))
+        for ws in (wa, wb):
+            assert await receive(ws, len(newest)) == as_json(newest)
+            await nothing_more(ws)
+            await ws.close()
+
+
+async def test_the_periodic_sweep_delivers_while_nobody_listens(db_url: str) -> None:
+    async with instances(db_url, {"ws_sweep": 0.3}) as (a,):
+        hub = a.app[HUB_KEY]
+        hub.retry_first = 60.0  # the listener stays down for the rest of the test
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        ws = await a.ws_connect(f"/v1/games/{gid}/stream")
+        assert await receive(ws, 1) == as_json(await events_of(a, gid))
+        await kill_listeners(db_url, 1)
+        await wait_for(lambda: not hub.listening.is_set(), "the listener down")
+        rng = random.Random(5)
+        for _ in range(4):
+            await write(a, ada, gid, rng)
+        stored = await events_of(a, gid)
+        assert await receive(ws, len(stored) - 1) == as_json(stored[1:])
+        assert hub.connects == 1 and not hub.listening.is_set()
+        await ws.close()
+
+
+# ---------------------------------------------------------------- refusals
+
+
+UPGRADE = {
+    "Upgrade": "websocket",
+    "Connection": "Upgrade",
+    "Sec-WebSocket-Key": base64.b64encode(b"0123456789abcdef").decode(),
+    "Sec-WebSocket-Version": "13",
+}
+
+
+async def test_unknown_game_and_bad_after_are_refused_before_upgrading(client: TestClient) -> None:
+    r = await client.get(f"/v1/games/{uuid.uuid4()}/stream", headers=UPGRADE)
+    assert r.status == 404 and r.content_type == "application/problem+json"
+    assert "no game" in (await r.json())["detail"]
+    r = await client.get("/v1/games/not-a-uuid/stream", headers=UPGRADE)
+    assert r.status == 404 and r.content_type == "application/problem+json"
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+        await client.ws_connect(f"/v1/games/{uuid.uuid4()}/stream")
+    assert refused.value.status == 404
+
+    ada = await new_player(client)
+    gid = (await new_game(client, ada, deal=617))["id"]
+    for bad in ("-1", "x", "1.5", str(2**31)):
+        r = await client.get(f"/v1/games/{gid}/stream?after={bad}", headers=UPGRADE)
+        assert r.status == 400, bad
+        assert r.content_type == "application/problem+json"
+        assert "after" in (await r.json())["detail"]
+    # not a WebSocket request at all
+    r = await client.get(f"/v1/games/{gid}/stream")
+    assert r.status == 400 and r.content_type == "application/problem+json"
+    assert "WebSocket" in (await r.json())["detail"]
+    # nothing stayed subscribed
+    assert client.app[HUB_KEY].watched() == 0 and not client.app[STREAMS_KEY]
+
+
+# ---------------------------------------------------------------- slow and dead clients
+
+
+class RawSubscriber:
+    """A WebSocket client on a bare socket with a tiny receive buffer, which reads only
+    when told to: the slow or dead client."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, server: TestServer, path: str) -> RawSubscriber:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, (server.host, server.port))
+        reader, writer = await asyncio.open_connection(sock=sock, limit=1024)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {server.host}:{server.port}\r\n"
+            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 101"), head
+        return cls(reader, writer)
+
+    async def frame(self) -> tuple[int, bytes]:
+        """The next frame (opcode, payload); (-1, b"") at the end of the connection."""
+        try:
+            b0, b1 = await self.reader.readexactly(2)
+            size = b1 & 0x7F
+            if size == 126:
+                (size,) = struct.unpack("!H", await self.reader.readexactly(2))
+            elif size == 127:
+                (size,) = struct.unpack("!Q", await self.reader.readexactly(8))
+            return b0 & 0x0F, await self.reader.readexactly(size)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return -1, b""
+
+    async def rest(self) -> list[tuple[int, bytes]]:
+        frames = []
+        async with asyncio.timeout(WAIT):
+            while (f := await self.frame())[0] != -1:
+                frames.append(f)
+        return frames
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def test_a_slow_subscriber_is_closed_and_the_others_get_everything(db_url: str) -> None:
+    async with instances(db_url, {}, {"ws_queue": 2}) as (a, b):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+        move = {"from": "t1", "to": "c"}
+        r = await a.post(f"/v1/games/{gid}/moves", json=move, headers=auth(ada))
+        assert r.status == 201
+        fast = await a.ws_connect(f"/v1/games/{gid}/stream")
+        slow = await RawSubscriber.connect(b.server, f"/v1/games/{gid}/stream")
+        streams_b = b.app[STREAMS_KEY]
+        await wait_for(lambda: len(streams_b) == 1, "the slow subscriber")
+        (sub,) = streams_b.values()
+        # undo and redo, over and over: its socket buffers fill up, then its queue
+        writes = 0
+        while not sub.ended.is_set() and writes < 2000:
+            for action in ("undo", "redo"):
+                r = await a.post(f"/v1/games/{gid}/{action}", json={}, headers=auth(ada))
+                assert r.status == 201, await r.text()
+                writes += 1
+        assert sub.ended.is_set(), f"still subscribed after {writes} writes"
+        await wait_for(lambda: not streams_b, "the slow subscriber's socket to close")
+        assert subscribers(b) == 0
+        stored = as_json(await events_of(a, gid))
+        assert await receive(fast, len(stored)) == stored
+        await nothing_more(fast)
+        await fast.close()
+        # what the slow one got: events in order, then (if its buffer had room) the
+        # reconnect message with the last seq it was sent, then the close frame
+        frames = await slow.rest()
+        slow.close()
+        texts = [orjson.loads(p) for op, p in frames if op == 1]
+        events = [t for t in texts if "seq" in t]
+        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+        assert len(events) < len(stored)
+        for t in texts[len(events):]:
+            assert t["type"] == "reconnect" and t["after"] == len(events)
+            assert f"?after={len(events)}" in t["detail"]
+        closes = [p for op, p in frames if op == 8]
+        if closes:
+            assert struct.unpack("!H", closes[0][:2])[0] == 4000
+
+
+async def test_a_dead_client_is_noticed_by_the_heartbeat(db_url: str) -> None:
+    async with instances(db_url, {"ws_heartbeat": 0.2}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        dead = await RawSubscriber.connect(a.server, f"/v1/games/{gid}/stream")
+        streams = a.app[STREAMS_KEY]
+        await wait_for(lambda: len(streams) == 1, "the subscriber")
+        # it never answers the pings
+        await wait_for(lambda: not streams, "the dead client to be dropped", timeout=5)
+        assert subscribers(a) == 0
+        frames = await dead.rest()
+        dead.close()
+        assert 9 in [op for op, _ in frames]  # it was pinged
+
+
+async def test_shutdown_says_where_to_resume_and_closes_with_1001(db_url: str) -> None:
+    async with instances(db_url, {}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        async with aiohttp.ClientSession() as session:
+            ws = await session.ws_connect(a.make_url(f"/v1/games/{gid}/stream"))
+            first = await receive(ws, 1)
+            closing = asyncio.create_task(a.server.close())
+            msg = await ws.receive(timeout=WAIT)
+            assert orjson.loads(msg.data) == {
+                "type": "reconnect",
+                "after": first[-1]["seq"],
+                "detail": f"this server is shutting down; reconnect with ?after={first[-1]['seq']}",
+            }
+            msg = await ws.receive(timeout=WAIT)
+            assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1001
+            assert "?after=1" in msg.extra
+            await closing
