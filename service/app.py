@@ -28,6 +28,7 @@ from .keys import (
 )
 from .metrics import Metrics
 from .problems import problem_middleware
+from .ratelimit import RateLimiter
 from .settings import Settings
 from .store import EventStore, StoreError, create_pool
 from .stream import StreamHub
@@ -141,6 +142,7 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
         sweep_every=settings.ws_sweep,
     )
     app[HUB_KEY] = hub
+    app[UOW_KEY].committed = hub.committed
     await hub.start()
     yield
     await hub.stop()
@@ -148,9 +150,10 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
 
 def create_app(settings: Settings | None = None) -> web.Application:
     settings = settings or Settings()
-    app = web.Application(
-        middlewares=[observe, problem_middleware], client_max_size=settings.max_body_bytes
-    )
+    middlewares = [observe, problem_middleware]
+    if settings.rate_limits_on:
+        middlewares.append(RateLimiter(settings).middleware)
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[SETTINGS_KEY] = settings
     app[METRICS_KEY] = Metrics()
     app.cleanup_ctx.append(database_ctx(settings))

@@ -288,6 +288,7 @@ async def create_game(
     if replayed is not None:
         return replayed
     uow.games.put(game_id, live)
+    uow.committed(game_id, game.version)
     return answer
 
 
@@ -441,6 +442,7 @@ async def _write_locked(
             uow.games.drop(game_id)
             return replayed
         uow.games.put(game_id, done)
+        uow.committed(game_id, work.version)
         return answer
     live = await load(uow, game_id, fresh=True)
     raise VersionMismatch(

@@ -1,8 +1,11 @@
 """Live game events for the WebSocket subscribers of one service instance.
 
-Several instances share one database. A commit notifies `game_events` with only
-'<game id> <last seq>' (record_events in the first migration); the events themselves are
-always read from the log. Each instance has:
+Several instances share one database. After each commit the writing instance wakes its
+own subscribers at once and queues '<game id> <last seq>' for the others; a publisher task
+sends what is queued as ONE `NOTIFY game_events` every few milliseconds (lines of
+'<game id> <last seq>'). NOTIFY is kept out of the write's transaction on purpose:
+PostgreSQL serialises the commits of notifying transactions, which would cap the moves a
+second. The events themselves are always read from the log. Each instance has:
 
 - ONE dedicated connection that LISTENs (not one per socket, not from the pool); when it
   drops, it is opened again with backoff and every game with subscribers catches up from
@@ -52,6 +55,22 @@ Item = tuple[int, str]
 def event_message(e: StoredEvent) -> Item:
     """The message of one event: an item of GET /v1/games/{id}/events, as JSON text."""
     return e.seq, orjson.dumps(event_view(e)).decode()
+
+
+def _payloads(lines: list[str], limit: int = 7000) -> list[str]:
+    """Lines joined into NOTIFY payloads under PostgreSQL's 8000-byte limit."""
+    payloads: list[str] = []
+    current: list[str] = []
+    size = 0
+    for line in lines:
+        if current and size + len(line) + 1 > limit:
+            payloads.append("\n".join(current))
+            current, size = [], 0
+        current.append(line)
+        size += len(line) + 1
+    if current:
+        payloads.append("\n".join(current))
+    return payloads
 
 
 class Subscription:
@@ -128,6 +147,7 @@ class StreamHub:
         check_every: float = 10.0,
         retry_first: float = 0.1,
         retry_max: float = 5.0,
+        publish_every: float = 0.002,
     ) -> None:
         self.store = store
         self.dsn = dsn
@@ -136,7 +156,10 @@ class StreamHub:
         self.check_every = check_every
         self.retry_first = retry_first
         self.retry_max = retry_max
+        self.publish_every = publish_every
         self._feeds: dict[uuid.UUID, _Feed] = {}
+        self._outbox: dict[uuid.UUID, int] = {}
+        self._outbox_ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()
         # counters, for /metrics-style questions and for the tests
@@ -151,6 +174,7 @@ class StreamHub:
         self._tasks = [
             asyncio.create_task(self._listen(), name="stream-listener"),
             asyncio.create_task(self._sweep_forever(), name="stream-sweep"),
+            asyncio.create_task(self._publish_forever(), name="stream-publish"),
         ]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.listening.wait(), wait)
@@ -223,15 +247,44 @@ class StreamHub:
                          feed.game_id, sub.last)
 
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
-        game, _, seq = payload.partition(" ")
-        try:
-            game_id, last = uuid.UUID(game), int(seq)
-        except ValueError:
-            log.warning("stream: unexpected notification %r", payload)
-            return
+        for line in payload.splitlines():
+            game, _, seq = line.partition(" ")
+            try:
+                game_id, last = uuid.UUID(game), int(seq)
+            except ValueError:
+                log.warning("stream: unexpected notification %r", line)
+                continue
+            self._wake(game_id, last)
+
+    def _wake(self, game_id: uuid.UUID, last: int) -> None:
         feed = self._feeds.get(game_id)
         if feed is not None and (feed.cursor is None or last > feed.cursor):
             feed.wake.set()
+
+    # ------------------------------------------------------------ publishing commits
+
+    def committed(self, game_id: uuid.UUID, last: int) -> None:
+        """A write of this instance committed: wake its own subscribers now, and tell the
+        other instances with the next batched NOTIFY."""
+        self._wake(game_id, last)
+        self._outbox[game_id] = max(last, self._outbox.get(game_id, 0))
+        self._outbox_ready.set()
+
+    async def _publish_forever(self) -> None:
+        while True:
+            await self._outbox_ready.wait()
+            await asyncio.sleep(self.publish_every)  # let a batch gather
+            self._outbox_ready.clear()
+            batch, self._outbox = self._outbox, {}
+            lines = [f"{game} {seq}" for game, seq in batch.items()]
+            try:
+                async with self.store.connection() as conn:
+                    for payload in _payloads(lines):
+                        await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the others' sweeps deliver what this misses
+                log.warning("stream: could not notify other instances: %s", exc)
 
     async def sweep(self) -> None:
         """Wake the feeds whose game has events they have not read (one query for all)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -55,6 +56,8 @@ class UnitOfWork:
     store: EventStore
     games: GameCache
     players: dict[bytes, tuple[uuid.UUID, str]] = field(default_factory=dict)
+    # told (game id, last seq) after every commit of this instance: live streams listen
+    committed: Callable[[uuid.UUID, int], None] = field(default=lambda _game, _seq: None)
     locks: dict[uuid.UUID, asyncio.Lock] = field(default_factory=dict)
 
     def lock_for(self, game_id: uuid.UUID) -> asyncio.Lock:

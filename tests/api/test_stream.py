@@ -139,6 +139,24 @@ async def test_two_instances_each_subscriber_sees_every_event_in_order(db_url: s
             await ws.close()
 
 
+async def test_another_instance_is_told_by_notify_not_by_the_sweep(db_url: str) -> None:
+    """Each write is published to the other instances by a batched NOTIFY after its
+    commit: with the sweep out of the way, a subscriber of B sees A's moves at once."""
+    async with instances(db_url, {"ws_sweep": 3600}, {"ws_sweep": 3600}) as (a, b):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+        wb = await b.ws_connect(f"/v1/games/{gid}/stream")
+        assert len(await receive(wb, 1)) == 1
+        rng = random.Random(9)
+        for _ in range(5):
+            answer = await write(a, ada, gid, rng)
+            started = time.monotonic()
+            got = await receive(wb, len(answer["events"]))
+            assert [m["seq"] for m in got] == [e["seq"] for e in answer["events"]]
+            assert time.monotonic() - started < 2.0
+        await wb.close()
+
+
 async def test_resume_from_the_middle_and_after_a_reconnect(db_url: str) -> None:
     async with instances(db_url, {}, {}) as (a, b):
         ada = await new_player(a)
