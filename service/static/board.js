@@ -138,10 +138,8 @@ export function render(table, state, variant, marks = {}, animateMs = 0) {
     if (state.cells.length) {
       top.append(el("div", { class: "cells", role: "group", "aria-label": "Cells" },
         state.cells.map((held, i) => cellElement(i, held, variant))));
-    } else {
-      top.append(el("div"));
     }
-    top.append(foundations);
+    top.append(foundations); // with no cells, the foundations stand at the left
     table.append(top, el("div", { class: "tableau" }, tableau));
   }
   mark(table, marks);

@@ -1,0 +1,166 @@
+"""Driving the web client as a person would, and reading back what it shows."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from engine import VARIANTS, Move
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "data" / "solutions.json"
+RANKS = {"A": 1, "T": 10, "J": 11, "Q": 12, "K": 13}
+RANK_WORDS = [
+    "", "ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "jack", "queen", "king",
+]  # fmt: skip
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+# the layout as the page draws it: columns by data-pile, cells, the foundations' top ranks
+SHOWN_JS = """() => {
+  const table = document.querySelector('#table');
+  const cards = (pile) => [...pile.querySelectorAll('[data-card]')].map((c) => c.dataset.card);
+  const num = (el) => Number(el.dataset.pile.slice(1));
+  const columns = [...table.querySelectorAll('[data-pile^="t"]')].sort((a, b) => num(a) - num(b));
+  const cells = [...table.querySelectorAll('[data-pile^="c"]')].sort((a, b) => num(a) - num(b));
+  const foundations = {};
+  for (const slot of table.querySelectorAll('[data-pile="f"] [data-suit]')) {
+    const card = slot.querySelector('[data-card]');
+    foundations[slot.dataset.suit] = card ? card.dataset.card : null;
+  }
+  return {tableau: columns.map(cards), cells: cells.map((c) => cards(c)[0] || null),
+          foundations};
+}"""
+
+
+def rank_of(card: str) -> int:
+    return RANKS.get(card[0]) or int(card[0])
+
+
+def card_name(card: str) -> str:
+    return f"{RANK_WORDS[rank_of(card)]} of {SUIT_WORDS[card[-1]]}"
+
+
+def top_card(rank: int, suit: str) -> str | None:
+    if rank == 0:
+        return None
+    text = {1: "A", 10: "T", 11: "J", 12: "Q", 13: "K"}.get(rank, str(rank))
+    return text + suit
+
+
+def as_shown(state: dict[str, Any]) -> dict[str, Any]:
+    """The API's state in the shape SHOWN_JS reads the page."""
+    return {
+        "tableau": state["tableau"],
+        "cells": state["cells"],
+        "foundations": {s: top_card(r, s) for s, r in state["foundations"].items()},
+    }
+
+
+async def idle(page: Any) -> None:
+    """Everything the last action set going (requests, moves being shown) is done."""
+    await page.wait_for_function("document.body.dataset.busy === 'false'")
+
+
+async def shown(page: Any) -> dict[str, Any]:
+    result: dict[str, Any] = await page.evaluate(SHOWN_JS)
+    return result
+
+
+async def field(page: Any, name: str) -> str:
+    text: str = await page.inner_text(f'[data-field="{name}"]')
+    return text.strip()
+
+
+async def on_foundation(page: Any, card: str) -> bool:
+    top = (await shown(page))["foundations"].get(card[-1])
+    return top is not None and rank_of(top) >= rank_of(card)
+
+
+async def legal_piles(page: Any) -> set[str]:
+    found = await page.eval_on_selector_all(
+        "#table [data-legal]", "(nodes) => nodes.map((n) => n.dataset.pile)"
+    )
+    return set(found)
+
+
+def game_id_of(url: str) -> str:
+    match = re.search(r"[?&]game=([0-9a-f-]{36})", url)
+    assert match, f"the address does not name a game: {url}"
+    return match.group(1)
+
+
+async def open_deal(page: Any, variant: str, deal: int, autoplay: bool = True) -> str:
+    query = f"/?variant={variant}&deal={deal}" + ("" if autoplay else "&autoplay=0")
+    await page.goto(query)
+    await idle(page)
+    return game_id_of(page.url)
+
+
+async def api_get(http: aiohttp.ClientSession, path: str) -> Any:
+    async with http.get(path) as response:
+        assert response.status == 200, await response.text()
+        return await response.json()
+
+
+async def token_of(page: Any) -> str:
+    stored = await page.evaluate("localStorage.getItem('open-solitaire.player')")
+    assert stored, "the page made no player"
+    token: str = json.loads(stored)["token"]
+    return token
+
+
+def expected_targets(
+    moves: list[dict[str, Any]], source: str, count: int | None, cells: list[str | None]
+) -> set[str]:
+    """The piles a card (count cards) or a pile (count None) may go to by the legal-moves
+    answer: a move to a cell stands for every empty cell."""
+    targets: set[str] = set()
+    for move in moves:
+        if move["from"] != source or (count is not None and move["count"] != count):
+            continue
+        if move["to"].startswith("c"):
+            targets |= {f"c{i + 1}" for i, held in enumerate(cells) if held is None}
+        else:
+            targets.add(move["to"])
+    return targets
+
+
+def solution_plan(variant: str, deal: int) -> list[tuple[str, str]]:
+    """A stored winning line as (card, destination pile) pairs, single cards each."""
+    text = json.loads(SOLUTIONS.read_text())["solutions"][variant][str(deal)]
+    position = VARIANTS[variant].deal(deal)
+    plan = []
+    for item in text.split():
+        move = Move.parse(item)
+        card = position.card_at(move.source)
+        assert card is not None
+        position.play(move)
+        plan.append((card.text, move.target))
+    return plan
+
+
+async def click_card(page: Any, card: str, double: bool = False) -> None:
+    """A tap on a card, near its top left corner: the part of a buried card in sight."""
+    where = f'#table [data-card="{card}"]'
+    if double:
+        await page.dblclick(where, position={"x": 10, "y": 6})
+    else:
+        await page.click(where, position={"x": 10, "y": 6})
+    await idle(page)
+
+
+async def click_pile(page: Any, pile: str) -> None:
+    """A tap on a pile: on its free card, or on the empty pile itself."""
+    target = page.locator(f'#table [data-pile="{pile}"]')
+    if pile.startswith("t"):
+        last = target.locator("[data-card]").last
+        if await last.count():
+            await last.click()
+            await idle(page)
+            return
+    await target.click()
+    await idle(page)

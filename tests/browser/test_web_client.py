@@ -1,0 +1,461 @@
+"""The reference web client, played and watched in headless Chromium as a person would:
+taps, double-clicks and keys; what it outlines, says and shows checked against the API."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import aiohttp
+import pytest
+
+from engine import VARIANTS, Game
+
+from .conftest import Pages, screenshot_path
+from .helpers import (
+    api_get,
+    as_shown,
+    card_name,
+    click_card,
+    click_pile,
+    expected_targets,
+    field,
+    game_id_of,
+    idle,
+    legal_piles,
+    on_foundation,
+    open_deal,
+    shown,
+    solution_plan,
+    token_of,
+)
+
+pytestmark = pytest.mark.browser
+
+
+async def same_as_api(page: Any, http: aiohttp.ClientSession, game_id: str) -> dict[str, Any]:
+    """The page shows the game as the API has it (layout, moves, status, foundations)."""
+    game = await api_get(http, f"/v1/games/{game_id}")
+    assert await shown(page) == as_shown(game["state"])
+    assert await field(page, "moves") == str(game["moves"])
+    assert await field(page, "status") == game["status"]
+    assert await field(page, "foundation_cards") == str(game["foundation_cards"])
+    return game  # type: ignore[no-any-return]
+
+
+async def test_opening_page_starts_a_shared_deal(pages: Pages, http: aiohttp.ClientSession) -> None:
+    page = await pages.new()
+    await page.goto("/")
+    await idle(page)
+    assert await page.is_visible("#welcome")
+    assert await token_of(page)  # a player was made on the first visit and kept
+    await page.screenshot(path=screenshot_path("opening.png"), full_page=True)
+
+    # today's deal, where the server has one (the button is hidden where it has none)
+    async with http.get("/v1/daily/freecell") as response:
+        daily = await response.json() if response.status == 200 else None
+    if daily is None:
+        assert await page.is_hidden("#daily-deal")
+    else:
+        await page.click("#daily-deal")
+        await idle(page)
+        assert await field(page, "deal") == str(daily["deal"])
+
+    await page.select_option("#variant", "freecell")
+    await page.fill("#deal-input", "617")
+    await page.click("#play-deal")
+    await idle(page)
+    game_id = game_id_of(page.url)
+    assert page.url.endswith(f"/?game={game_id}")
+    assert await field(page, "deal") == "617"
+    assert await page.get_attribute("#share-link", "href") == "/?variant=freecell&deal=617"
+    game = await same_as_api(page, http, game_id)
+    assert game["deal"] == 617 and game["status"] == "playing"
+    assert re.fullmatch(r"\d+:\d\d", await field(page, "time"))
+    assert await page.locator("#table [data-card]").count() == 52
+    # deal 617 is the same everywhere: its first column as in Windows and fc-solve
+    assert (await shown(page))["tableau"][0] == ["7D", "TD", "TH", "KD", "4C", "4S", "JD"]
+    await page.screenshot(path=screenshot_path("opening_freecell_617.png"), full_page=True)
+
+    # every game, opened from its shareable address; the same deal again is a new game
+    for variant, columns, cells in (
+        ("bakers_game", 8, 4),
+        ("bakers_dozen", 13, 0),
+        ("beleaguered_castle", 8, 0),
+        ("freecell", 8, 4),
+    ):
+        other = await open_deal(page, variant, 617)
+        assert other != game_id
+        assert await page.locator('#table [data-pile^="t"]').count() == columns
+        assert await page.locator('#table [data-pile^="c"]').count() == cells
+        assert await page.locator('#table [data-pile="f"]').count() == 1
+        await same_as_api(page, http, other)
+        await page.screenshot(path=screenshot_path(f"opening_{variant}.png"), full_page=True)
+
+    # the address of an open game opens it again
+    await page.goto(f"/?game={game_id}")
+    await idle(page)
+    assert await page.get_attribute("body", "data-mode") == "play"
+    await same_as_api(page, http, game_id)
+
+
+async def test_cards_and_piles_are_named_for_screen_readers(page: Any) -> None:
+    await open_deal(page, "freecell", 617)
+    labels = await page.eval_on_selector_all(
+        "#table [data-card]", "(nodes) => nodes.map((n) => [n.dataset.card, n.ariaLabel])"
+    )
+    assert len(labels) == 52
+    for card, label in labels:
+        assert label == card_name(card)
+    assert await page.get_attribute('[data-card="7H"]', "aria-label") == "seven of hearts"
+    column = await page.get_attribute('[data-pile="t1"]', "aria-label")
+    assert column == "column 1, 7 cards, free card jack of diamonds"
+    assert await page.get_attribute('[data-pile="c1"]', "aria-label") == "cell 1, empty"
+    assert await page.get_attribute("#message", "aria-live") == "polite"
+
+
+async def test_outlined_destinations_are_the_legal_moves(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    game_id = await open_deal(page, "freecell", 617)
+    for round_ in range(2):
+        game = await api_get(http, f"/v1/games/{game_id}")
+        legal = (await api_get(http, f"/v1/games/{game_id}/legal-moves"))["moves"]
+        state = game["state"]
+        checked = 0
+        for i, column in enumerate(state["tableau"]):
+            for depth in range(1, min(3, len(column)) + 1):
+                card = column[-depth]
+                await click_card(page, card)
+                expected = expected_targets(legal, f"t{i + 1}", depth, state["cells"])
+                assert await legal_piles(page) == expected, (card, depth)
+                assert await page.get_attribute("#table", "data-selected") == card
+                if checked == 0:
+                    # the same card again drops the choice (unless tapped twice at once:
+                    # that is a double tap)
+                    await page.wait_for_timeout(600)
+                    await click_card(page, card)
+                else:
+                    await page.keyboard.press("Escape")
+                    await idle(page)
+                assert await legal_piles(page) == set()
+                assert await page.get_attribute("#table", "data-selected") == ""
+                checked += 1
+        assert checked >= 20
+        # a column picked with the keyboard: where any number of its cards may go
+        await page.keyboard.press("5")
+        await idle(page)
+        assert await legal_piles(page) == expected_targets(legal, "t5", None, state["cells"])
+        await page.keyboard.press("Escape")
+        await idle(page)
+        assert await legal_piles(page) == set()
+        if round_ == 0:
+            # move something to a cell and check again in the new position
+            await click_card(page, state["tableau"][1][-1])
+            await click_pile(page, "c1")
+            assert await field(page, "moves") == "1"
+
+
+async def test_an_illegal_try_shows_the_rule(page: Any, http: aiohttp.ClientSession) -> None:
+    game_id = await open_deal(page, "freecell", 617)
+    game = await api_get(http, f"/v1/games/{game_id}")
+    legal = (await api_get(http, f"/v1/games/{game_id}/legal-moves"))["moves"]
+    tableau = game["state"]["tableau"]
+    card, target = next(
+        (column[-1], f"t{j + 1}")
+        for i, column in enumerate(tableau)
+        for j in range(len(tableau))
+        if j != i and f"t{j + 1}" not in expected_targets(legal, f"t{i + 1}", 1, [])
+    )
+    await click_card(page, card)
+    await click_pile(page, target)
+    # the page says what the service says about that move
+    async with http.post(
+        f"/v1/games/{game_id}/moves",
+        json={"card": card, "to": target},
+        headers={"Authorization": f"Bearer {await token_of(page)}"},
+    ) as response:
+        assert response.status == 422
+        detail = (await response.json())["detail"]
+    assert await field(page, "message") == detail
+    assert "error" in (await page.get_attribute("#message", "class") or "")
+    assert await field(page, "moves") == "0"
+    await same_as_api(page, http, game_id)
+    assert await legal_piles(page) == set()
+
+
+async def test_keyboard_moves_undo_and_redo(page: Any, http: aiohttp.ClientSession) -> None:
+    game_id = await open_deal(page, "freecell", 617)
+    legal = (await api_get(http, f"/v1/games/{game_id}/legal-moves"))["moves"]
+    move = next(m for m in legal if m["from"].startswith("t") and m["to"].startswith("t"))
+    source, target = move["from"][1:], move["to"][1:]
+    await page.keyboard.press(source)
+    await idle(page)
+    assert move["to"] in await legal_piles(page)
+    await page.keyboard.press(target)
+    await idle(page)
+    after_one = await same_as_api(page, http, game_id)
+    assert after_one["moves"] == 1
+
+    # a column's free card to a cell with L, then back from the cell with L and a digit
+    column = next(i for i, c in enumerate(after_one["state"]["tableau"]) if c)
+    card = after_one["state"]["tableau"][column][-1]
+    await page.keyboard.press(str(column + 1))
+    await page.keyboard.press("l")
+    await idle(page)
+    game = await same_as_api(page, http, game_id)
+    assert card in game["state"]["cells"]
+    assert game["moves"] == 2
+
+    await page.keyboard.press("Control+z")
+    await idle(page)
+    game = await same_as_api(page, http, game_id)
+    assert game["moves"] == 1 and card not in game["state"]["cells"]
+    await page.keyboard.press("Control+y")
+    await idle(page)
+    game = await same_as_api(page, http, game_id)
+    assert game["moves"] == 2 and card in game["state"]["cells"]
+    await page.keyboard.press("Control+z")
+    await page.keyboard.press("Control+z")
+    await idle(page)
+    assert (await same_as_api(page, http, game_id))["moves"] == 0
+    await page.keyboard.press("Control+Shift+z")
+    await idle(page)
+    assert (await same_as_api(page, http, game_id))["moves"] == 1
+
+    # L picks the cells' cards one after the other; Esc drops the choice
+    await page.keyboard.press("Escape")
+    await page.keyboard.press(str(column + 1))
+    await page.keyboard.press("l")
+    await idle(page)
+    await page.keyboard.press("l")
+    await idle(page)
+    assert await page.get_attribute("#table", "data-selected") == "c1"
+    await page.keyboard.press("Escape")
+    await idle(page)
+    assert await page.get_attribute("#table", "data-selected") == ""
+
+
+async def test_keys_reach_all_thirteen_columns_of_bakers_dozen(page: Any) -> None:
+    await open_deal(page, "bakers_dozen", 5)
+    for key, pile in (
+        ("1", "t1"),
+        ("9", "t9"),
+        ("0", "t10"),
+        ("-", "t11"),
+        ("=", "t12"),
+        ("\\", "t13"),
+        ("Shift+Digit1", "t11"),
+        ("Shift+Digit3", "t13"),
+    ):
+        await page.keyboard.press(key)
+        await idle(page)
+        assert await page.get_attribute("#table", "data-selected") == pile, key
+        await page.keyboard.press("Escape")
+        await idle(page)
+
+
+async def test_double_click_sends_a_card_up_or_to_a_cell(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    # a deal with an ace free at the start, played without automatic moves
+    deal, ace = next(
+        (n, column[-1].text)
+        for n in range(1, 500)
+        for column in VARIANTS["freecell"].deal(n).tableau
+        if column[-1].rank == 1
+    )
+    game_id = await open_deal(page, "freecell", deal, autoplay=False)
+    await click_card(page, ace, double=True)
+    game = await same_as_api(page, http, game_id)
+    assert game["state"]["foundations"][ace[-1]] == 1
+    assert await field(page, "foundation_cards") == "1"
+    assert await page.get_attribute("#table", "data-selected") == ""
+
+    # a card that cannot go up goes to the first free cell
+    tops = [column[-1] for column in game["state"]["tableau"] if column]
+    card = next(c for c in tops if game["state"]["foundations"][c[-1]] != _rank(c) - 1)
+    await click_card(page, card, double=True)
+    game = await same_as_api(page, http, game_id)
+    assert game["state"]["cells"][0] == card
+    assert game["moves"] == 2
+
+
+def _rank(card: str) -> int:
+    return {"A": 1, "T": 10, "J": 11, "Q": 12, "K": 13}.get(card[0]) or int(card[0])
+
+
+async def test_a_whole_deal_won_by_clicks(pages: Pages, http: aiohttp.ClientSession) -> None:
+    """FreeCell deal 3 by Freecell Solver's line, tap by tap, automatic moves on: a move
+    whose card already went up by itself is left out."""
+    page = await pages.new()
+    game_id = await open_deal(page, "freecell", 3)
+    plan = solution_plan("freecell", 3)
+    played = 0
+    for card, target in plan:
+        if await on_foundation(page, card):
+            continue  # it went up by itself already
+        await click_card(page, card)
+        if played == 40:
+            await page.screenshot(path=screenshot_path("in_progress.png"), full_page=True)
+        await click_pile(page, target)
+        played += 1
+        assert await field(page, "moves") == str(played), await field(page, "message")
+    game = await same_as_api(page, http, game_id)
+    assert game["status"] == "won"
+    assert await field(page, "foundation_cards") == "52"
+    banner = await page.inner_text("#banner")
+    assert banner.startswith("You won! FreeCell deal 3"), banner
+    # the board of this deal has the winner, marked as this player
+    await page.wait_for_selector("#leaderboard li.me")
+    assert (await field(page, "rank")).startswith("Your rank: 1")
+    # and so does the player's record
+    await page.wait_for_selector('#record a[href="/?variant=freecell&deal=3"]')
+    await page.screenshot(path=screenshot_path("won.png"), full_page=True)
+
+
+async def test_automatic_moves_are_shown_one_by_one(
+    pages: Pages, http: aiohttp.ClientSession
+) -> None:
+    plan = solution_plan("freecell", 3)
+    game, _ = Game.new("freecell", 3)
+    prefix: list[tuple[str, str]] = []
+    for card, target in plan:
+        if game.position.locate(card)[0] == "f":
+            continue
+        events = game.play(game.position.move_for_card(card, target))
+        if sum(e.data.get("auto", False) for e in events) >= 3:
+            break
+        prefix.append((card, target))
+    else:
+        raise AssertionError("no move of this line sets off three automatic moves")
+    page = await pages.new(motion="no-preference")
+    game_id = await open_deal(page, "freecell", 3)
+    headers = {"Authorization": f"Bearer {await token_of(page)}"}
+    for earlier, to in prefix:  # up to the move that sets off three automatic moves
+        async with http.post(
+            f"/v1/games/{game_id}/moves", json={"card": earlier, "to": to}, headers=headers
+        ) as response:
+            assert response.status == 201, await response.text()
+    await page.reload()
+    await idle(page)
+    before = int(await field(page, "foundation_cards"))
+    await page.evaluate("""() => {
+      window.seen = [];
+      const node = document.querySelector('[data-field="foundation_cards"]');
+      new MutationObserver(() => window.seen.push([Number(node.textContent), performance.now()]))
+        .observe(node, {childList: true, characterData: true, subtree: true});
+    }""")
+    await click_card(page, card)
+    await click_pile(page, target)
+    seen = await page.evaluate("window.seen")
+    after = int(await field(page, "foundation_cards"))
+    assert after >= before + 3
+    firsts: dict[int, float] = {}
+    for value, at in seen:
+        firsts.setdefault(value, at)
+    # one card at a time, each shown for a moment before the next goes up
+    ups = [value for value in firsts if value > before]
+    assert ups == list(range(before + 1, after + 1)), seen
+    gaps = [firsts[v + 1] - firsts[v] for v in ups[:-1]]
+    assert min(gaps) >= 100, gaps
+    await same_as_api(page, http, game_id)
+
+
+async def test_a_blocked_game_says_so_and_undo_helps(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    # Beleaguered Castle deal 6: moving row 7's free card onto row 2 leaves no legal move
+    game_id = await open_deal(page, "beleaguered_castle", 6)
+    assert await page.is_hidden("#banner")
+    card = (await shown(page))["tableau"][6][-1]
+    await click_card(page, card)
+    await click_pile(page, "t2")
+    game = await same_as_api(page, http, game_id)
+    assert game["status"] == "blocked"
+    assert (await page.inner_text("#banner")).startswith("No legal move is left.")
+    assert "No legal move is left" in await field(page, "message")
+    await page.click("#banner button")
+    await idle(page)
+    game = await same_as_api(page, http, game_id)
+    assert game["status"] == "playing" and game["moves"] == 0
+    assert await page.is_hidden("#banner")
+
+
+async def test_hint(page: Any, http: aiohttp.ClientSession) -> None:
+    """The hint button follows the server: hidden while it has no hint endpoint; otherwise
+    the hinted card and place are marked, and tapping them plays the move."""
+    game_id = await open_deal(page, "freecell", 3)
+    async with http.get(f"/v1/games/{game_id}/hint") as response:
+        has_hints = response.status != 404
+    if not has_hints:
+        assert await page.is_hidden("#hint")
+        return
+    await page.click("#hint")
+    await idle(page)
+    assert (await field(page, "message")).startswith("Hint:")
+    card = await page.get_attribute("#table .hint-card", "data-card")
+    pile = await page.get_attribute("#table [data-hint]", "data-pile")
+    assert card and pile
+    await click_card(page, card)
+    await click_pile(page, pile)
+    assert await field(page, "moves") == "1"
+
+
+async def test_a_second_page_watches_the_game_live(
+    pages: Pages, http: aiohttp.ClientSession
+) -> None:
+    player = await pages.new()
+    game_id = await open_deal(player, "freecell", 3)
+    watcher = await pages.new(width=1000)  # another browser: another player, no token
+    await watcher.goto(f"/?game={game_id}")
+    await idle(watcher)
+    assert await watcher.get_attribute("body", "data-mode") == "watch"
+    await watcher.wait_for_function("document.body.dataset.live === 'live'")
+    assert await watcher.is_hidden("#actions")
+
+    async def follows() -> None:
+        game = await api_get(http, f"/v1/games/{game_id}")
+        await watcher.wait_for_function(
+            f"document.querySelector('#table').dataset.version === '{game['version']}'"
+            " && document.body.dataset.busy === 'false'"
+        )
+        await same_as_api(watcher, http, game_id)
+
+    plan = [(c, t) for c, t in solution_plan("freecell", 3)[:8]]
+    for card, target in plan[:4]:
+        if await on_foundation(player, card):
+            continue
+        await click_card(player, card)
+        await click_pile(player, target)
+        await follows()
+    await player.keyboard.press("Control+z")
+    await idle(player)
+    await follows()
+
+    # the watcher cannot move the cards
+    free = (await shown(watcher))["tableau"][0][-1]
+    await click_card(watcher, free)
+    assert "watching" in await field(watcher, "message")
+    await follows()
+
+    # after its connection drops, the watcher comes back from the last event it saw
+    await watcher.evaluate("() => window.openSolitaire.app.feed.socket.close()")
+    await player.keyboard.press("Control+y")
+    await idle(player)
+    await follows()
+    assert await watcher.evaluate("document.body.dataset.live") == "live"
+    await watcher.screenshot(path=screenshot_path("watching.png"), full_page=True)
+
+
+async def test_phone_layout_scrolls_sideways(pages: Pages) -> None:
+    page = await pages.new(width=390, height=844)
+    await open_deal(page, "bakers_dozen", 5)
+    widths = await page.evaluate("""() => {
+      const box = document.querySelector('.table-scroll');
+      return {inner: box.clientWidth, outer: box.scrollWidth,
+              page: document.documentElement.scrollWidth};
+    }""")
+    assert widths["outer"] > widths["inner"]  # the table scrolls sideways
+    assert widths["page"] <= 390  # the page itself does not
+    await page.screenshot(path=screenshot_path("phone.png"), full_page=True)
