@@ -1,0 +1,40 @@
+"""make bench: every benchmark in turn, each a ratio to a reference timed in the same run.
+
+    python -m bench            all of them
+    python -m bench move ...   only those named (engine, move, stream, leaderboard, solver)
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from .common import PYTHON, ROOT, database_url
+
+BENCHES = ["engine", "move", "stream", "leaderboard", "solver"]
+
+
+def main(argv: list[str]) -> int:
+    names = argv or BENCHES
+    failed = []
+    for name in names:
+        module = f"bench.{name}_bench"
+        if not (ROOT / "bench" / f"{name}_bench.py").exists():
+            print(f"== {name}: no such benchmark")
+            failed.append(name)
+            continue
+        print(f"\n== {name} ({module})", flush=True)
+        args = [PYTHON, "-m", module]
+        if name == "engine":
+            args.append(database_url())  # its reference: one SELECT 1 round trip
+        if subprocess.run(args, cwd=Path(ROOT)).returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
