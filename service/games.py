@@ -428,7 +428,7 @@ async def _write_locked(
         events = action(work)  # the engine's verdict on a copy: memory changes on commit only
         at = now()
         done = LiveGame(work, live.player_id, live.created_at, live.finished_at)
-        _after_change(done, at)
+        _after_change(done, game.status, at)
         answer = _answer(game_id, done, events, first_seq, at)
         try:
             replayed = await _record(uow, game_id, done, events, first_seq, at, idem, answer)
@@ -451,10 +451,12 @@ async def _write_locked(
     )
 
 
-def _after_change(live: LiveGame, at: datetime) -> None:
+def _after_change(live: LiveGame, before: str, at: datetime) -> None:
+    """finished_at: when the game came to its present end (won, abandoned, or blocked,
+    which an undo can leave again); as the log tells it, the time of its last event."""
     status = live.game.status
     if status in FINISHED or status == "blocked":
-        if live.finished_at is None:
+        if status != before or live.finished_at is None:
             live.finished_at = at
     else:
         live.finished_at = None

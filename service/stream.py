@@ -147,7 +147,7 @@ class StreamHub:
         check_every: float = 10.0,
         retry_first: float = 0.1,
         retry_max: float = 5.0,
-        publish_every: float = 0.002,
+        publish_every: float = 0.01,
     ) -> None:
         self.store = store
         self.dsn = dsn

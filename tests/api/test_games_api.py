@@ -206,3 +206,36 @@ async def test_errors_are_problems(client: TestClient) -> None:
     assert r.status == 200
     r = await client.get("/metrics")
     assert r.status == 200 and "solitaire_http_requests_total" in await r.text()
+
+
+async def test_blocked_then_undo_then_abandon_times_agree_with_the_log(db_url: str) -> None:
+    """finished_at follows the game's end: blocked (undo leaves it), then abandoned; a new
+    instance that replays the log says the same."""
+    from aiohttp.test_utils import TestServer
+
+    from service.app import create_app
+    from tests.conftest import make_settings
+
+    async with TestClient(TestServer(create_app(make_settings(db_url)))) as a:
+        ada = await new_player(a)
+        # Beleaguered Castle deal 6: row 7's free card onto row 2 leaves no legal move
+        game = await new_game(a, ada, variant="beleaguered_castle", deal=6)
+        url = f"/v1/games/{game['id']}"
+        r = await a.post(f"{url}/moves", json={"from": "t7", "to": "t2"}, headers=auth(ada))
+        blocked = (await r.json())["game"]
+        assert blocked["status"] == "blocked" and blocked["finished_at"] is not None
+        assert (await (await a.get(f"{url}/legal-moves")).json())["moves"] == []
+        r = await a.post(f"{url}/moves", json={"from": "t1", "to": "t2"}, headers=auth(ada))
+        assert r.status == 422
+        undone = (await (await a.post(f"{url}/undo", headers=auth(ada))).json())["game"]
+        assert undone["status"] == "playing" and undone["finished_at"] is None
+        await a.post(f"{url}/redo", headers=auth(ada))
+        r = await a.post(f"{url}/abandon", headers=auth(ada))
+        abandoned = (await r.json())["game"]
+        assert abandoned["status"] == "abandoned"
+        events = (await (await a.get(f"{url}/events")).json())["events"]
+        assert abandoned["finished_at"] == events[-1]["at"]
+        assert (await a.post(f"{url}/undo", headers=auth(ada))).status == 409
+    async with TestClient(TestServer(create_app(make_settings(db_url)))) as b:
+        again = await (await b.get(url)).json()
+        assert again == {**abandoned, "can_undo": again["can_undo"]}
