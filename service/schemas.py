@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -16,6 +17,18 @@ from pydantic import (
 )
 
 VariantName = Literal["freecell", "bakers_game", "bakers_dozen", "beleaguered_castle"]
+
+
+def _whole_number(value: object) -> object:
+    """JSON has one kind of number: 7.0 is the whole number 7, as JSON Schema's "integer"
+    (and so openapi.yaml) has it. Anything else goes on to the strict check unchanged, so
+    7.5, true and "7" stay errors."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[StrictInt, BeforeValidator(_whole_number)]
 
 
 class Body(BaseModel):
@@ -36,7 +49,7 @@ class NewPlayer(Body):
 
 class NewGame(Body):
     variant: VariantName
-    deal: StrictInt | None = None
+    deal: WholeNumber | None = None
     autoplay: StrictBool = True
 
 
@@ -46,8 +59,8 @@ class MoveRequest(Body):
     source: StrictStr | None = Field(default=None, alias="from", max_length=8)
     card: StrictStr | None = Field(default=None, max_length=4)
     to: StrictStr = Field(max_length=8)
-    count: StrictInt | None = Field(default=None, ge=1, le=52)
-    expected_version: StrictInt | None = Field(default=None, ge=0)
+    count: WholeNumber | None = Field(default=None, ge=1, le=52)
+    expected_version: WholeNumber | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _source_or_card(self) -> MoveRequest:
@@ -61,4 +74,4 @@ class MoveRequest(Body):
 
 
 class VersionedRequest(Body):
-    expected_version: StrictInt | None = Field(default=None, ge=0)
+    expected_version: WholeNumber | None = Field(default=None, ge=0)

@@ -31,6 +31,10 @@ class Settings(BaseSettings):
     # writes per token per minute, player creations per address per minute
     rate_writes_per_minute: int = 600
     rate_players_per_minute: int = 30
+    # writes per client address per minute (all its tokens together), and live streams
+    # open at once per client address (docs/faults.md)
+    rate_address_writes_per_minute: int = 3000
+    rate_streams_per_address: int = 100
     log_requests: bool = True
     # heartbeat interval of live streams, in seconds
     ws_heartbeat: float = 20.0
@@ -39,6 +43,14 @@ class Settings(BaseSettings):
     # catches up whatever a lost notification did not announce
     ws_sweep: float = 5.0
     instance: str = "main"
+    # the solver (hints, analysis): seconds one search may take, processes that search,
+    # positions whose verdicts are kept, whether Freecell Solver's library is used when
+    # installed, and the seconds one game's analysis may take in all
+    hint_budget_seconds: float = 2.0
+    solver_workers: int = 1
+    solver_cache: int = 50_000
+    solver_library: bool = True
+    analysis_budget_seconds: float = 20.0
 
     @property
     def rate_limits_on(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any, TypeVar
 
@@ -54,14 +55,21 @@ def game_id(request: web.Request) -> uuid.UUID:
         raise NotFound(f"there is no game with id {raw!r}") from None
 
 
+_WHOLE = re.compile(r"-?[0-9]{1,30}")
+
+
+def whole_number(raw: str) -> int | None:
+    """A whole number written plainly (ASCII digits, no spaces, no '_'), or None."""
+    return int(raw) if _WHOLE.fullmatch(raw) else None
+
+
 def int_query(request: web.Request, name: str, default: int | None, lo: int, hi: int) -> int | None:
     raw = request.query.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest(f"query parameter {name!r} must be a whole number, not {raw!r}") from None
+    value = whole_number(raw)
+    if value is None:
+        raise BadRequest(f"query parameter {name!r} must be a whole number, not {raw!r}")
     if not lo <= value <= hi:
         raise BadRequest(f"query parameter {name!r} must be between {lo} and {hi}")
     return value

@@ -8,7 +8,15 @@ from .. import games
 from ..errors import BadRequest
 from ..keys import METRICS_KEY, UOW_KEY
 from ..schemas import MoveRequest, NewGame, NewPlayer, VersionedRequest
-from .common import caller, game_id, idempotency, int_query, json_response, parse_body
+from .common import (
+    caller,
+    game_id,
+    idempotency,
+    int_query,
+    json_response,
+    parse_body,
+    whole_number,
+)
 
 
 def _written(request: web.Request, answer: games.Answer) -> web.Response:
@@ -102,8 +110,7 @@ async def events(request: web.Request) -> web.Response:
 async def deal(request: web.Request) -> web.Response:
     variant = request.match_info["variant"]
     raw = request.match_info["deal"]
-    try:
-        number = int(raw)
-    except ValueError:
-        raise BadRequest(f"a deal is a whole number, not {raw!r}") from None
+    number = whole_number(raw)
+    if number is None:
+        raise BadRequest(f"a deal is a whole number, not {raw!r}")
     return json_response(games.deal_view(variant, number))

@@ -24,9 +24,10 @@ def _deal(request: web.Request) -> int:
 
 def _cursor(request: web.Request) -> str | None:
     cursor = request.query.get("cursor")
-    if cursor is not None and len(cursor) > MAX_CURSOR:
-        raise BadRequest("this cursor was not given by this service (too long)")
-    return cursor or None
+    if cursor is not None and not 0 < len(cursor) <= MAX_CURSOR:
+        raise BadRequest("this cursor was not given by this service; leave 'cursor' out"
+                         " for the first page")
+    return cursor
 
 
 async def board(request: web.Request) -> web.Response:

@@ -1,0 +1,213 @@
+"""PostgreSQL gone or hung under load: quick 503s, then recovery by itself, nothing lost or
+doubled.
+
+The test has a PostgreSQL of its own (embedded, in a folder under the checkout: as root
+the server runs as another user, which cannot enter pytest's private temporary folders).
+Six players keep making moves at the service (in this process, not restarted) while the
+database
+
+1. is stopped with `pg_ctl -m immediate` (its backends die at once, as in a crash; commits
+   under way may or may not have been flushed), then started again, and
+2. hangs: every one of its processes is stopped with SIGSTOP (a frozen host, a network
+   that drops packets), then continued; statements under way then finish late, after
+   the service gave up on them, so those requests' outcome is unknown to the service.
+
+`DB_TIMEOUT` is 1 s here (5 s by default): what a request waits for the database at
+most, per step (getting a connection, one statement).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import signal
+import time
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+
+import aiohttp
+import asyncpg
+import psutil
+import pytest
+from aiohttp.test_utils import TestServer
+
+from service.app import create_app
+from service.db import EmbeddedPostgres, with_database
+from service.migrate import upgrade
+from service.verify import verify
+
+from ..conftest import make_settings
+from .helpers import ROOT, Driver, Request, at, check_log, player_moves, until
+
+PLAYERS = 6
+BEFORE = 60  # acknowledged requests before the database goes away (all players)
+AFTER = 5  # acknowledged requests per player once it is back
+OUTAGE_SECONDS = 2.5
+DB_TIMEOUT = 1.0
+# the longest a request may take while the database is away: the connection and the
+# statement each have DB_TIMEOUT, and a little for the rest
+FEW_SECONDS = 2 * DB_TIMEOUT + 1.5
+
+
+def postgres_processes(pg: EmbeddedPostgres) -> list[psutil.Process]:
+    pid = int((pg.data_dir / "postmaster.pid").read_text().split()[0])
+    postmaster = psutil.Process(pid)
+    return [postmaster, *postmaster.children(recursive=True)]
+
+
+def signal_all(pg: EmbeddedPostgres, sig: signal.Signals) -> None:
+    for proc in postgres_processes(pg):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.send_signal(sig)
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[EmbeddedPostgres]:
+    folder = ROOT / ".pgdata-outage" / uuid.uuid4().hex[:12]
+    pg = EmbeddedPostgres(folder)
+    try:
+        yield pg
+    finally:
+        with contextlib.suppress(Exception):  # never started, or already stopped
+            signal_all(pg, signal.SIGCONT)
+        with contextlib.suppress(Exception):
+            pg.stop("immediate")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@dataclass
+class Outage:
+    name: str
+    answers: Counter[str]  # what the requests sent during the outage got
+    slowest: float  # seconds, the slowest of those answers
+    health: list[tuple[int, str | None, float]]  # /healthz: status, Retry-After, seconds
+    cut_off: list[Request]  # requests under way when it began (answered in the end)
+    committed_before: int  # of those: committed before it began (answered from the key)
+    recovered_in: float  # seconds from the database's return to the next 201
+
+    def __str__(self) -> str:
+        return (
+            f"{self.name}: {self.answers.total()} requests during the outage got"
+            f" {dict(self.answers)}, the slowest in {self.slowest * 1000:.0f} ms; /healthz"
+            f" {len(self.health)}x 503 with Retry-After (slowest"
+            f" {max(t for *_, t in self.health) * 1000:.0f} ms); {len(self.cut_off)} requests"
+            f" under way when it began, all answered in the end ({self.committed_before}"
+            f" from their first commit); first 201 {self.recovered_in:.2f} s after the"
+            f" database was back"
+        )
+
+
+async def health(session: aiohttp.ClientSession, base: str) -> tuple[int, str | None, float]:
+    started = time.monotonic()
+    async with session.get(f"{base}/healthz") as r:
+        await r.read()
+        return r.status, r.headers.get("Retry-After"), time.monotonic() - started
+
+
+async def outage(
+    name: str,
+    drivers: list[Driver],
+    session: aiohttp.ClientSession,
+    base: str,
+    go_away: Callable[[], Awaitable[None]],
+    come_back: Callable[[], Awaitable[None]],
+) -> Outage:
+    acked = {d.game_id: d.acknowledged for d in drivers}
+    began_at, began = time.time(), time.monotonic()
+    await go_away()
+    in_flight = [d.pending for d in drivers if d.pending is not None]
+    checks = []
+    try:
+        while time.monotonic() - began < OUTAGE_SECONDS:
+            checks.append(await health(session, base))
+            await asyncio.sleep(0.2)
+    finally:
+        ended = time.monotonic()
+        await come_back()
+    back = time.monotonic()
+    await until(lambda: all(d.acknowledged >= acked[d.game_id] + AFTER for d in drivers),
+                30, f"{AFTER} more acknowledged requests per player after: {name}")
+
+    # /healthz said 503 with Retry-After all through, within a few seconds
+    assert checks and all(s == 503 and ra and ra.isdigit() for s, ra, _ in checks), checks
+    assert max(took for *_, took in checks) < FEW_SECONDS, checks
+    # requests sent meanwhile: 503 problems with Retry-After (the Driver checks each) or
+    # cut off mid-flight, within a few seconds; none hung
+    during = [(outcome, took) for d in drivers for sent, outcome, took in d.history
+              if began <= sent < ended]
+    answers = Counter(outcome for outcome, _ in during)
+    assert answers["503"] > 0, answers
+    assert set(answers) <= {"503", "201", "ServerDisconnectedError"}, answers
+    slowest = max(took for _, took in during)
+    assert slowest < FEW_SECONDS, during
+    # the requests under way when it began were answered in the end: with their first
+    # answer (committed before) or appended by a retry
+    cut_off = [r for r in in_flight if r.retried]
+    assert all(r.answer is not None for r in cut_off)
+    committed_before = sum(
+        1 for r in cut_off if at(r.answer["events"][0]["at"]).timestamp() < began_at  # type: ignore[index]
+    )
+    recovered = min((sent + took for d in drivers for sent, outcome, took in d.history
+                     if outcome == "201" and sent >= back), default=float("inf"))
+    return Outage(name, answers, slowest, checks, cut_off, committed_before, recovered - back)
+
+
+@pytest.mark.slow
+async def test_database_gone_or_hung_answers_503_then_recovers_without_a_restart(
+    own_postgres: EmbeddedPostgres,
+) -> None:
+    server_url = await asyncio.to_thread(own_postgres.start)
+    conn = await asyncpg.connect(server_url)
+    await conn.execute('CREATE DATABASE "outage"')
+    await conn.close()
+    url = with_database(server_url, "outage")
+    await asyncio.to_thread(upgrade, url)
+
+    async def stop() -> None:
+        await asyncio.to_thread(own_postgres.stop, "immediate")
+
+    async def start() -> None:
+        await asyncio.to_thread(own_postgres.restart)
+
+    async def freeze() -> None:
+        signal_all(own_postgres, signal.SIGSTOP)
+
+    async def thaw() -> None:
+        signal_all(own_postgres, signal.SIGCONT)
+
+    server = TestServer(create_app(make_settings(url, db_timeout=DB_TIMEOUT)))
+    await server.start_server()
+    base = str(server.make_url("")).rstrip("/")
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=15)) as session:
+            drivers = [Driver(session, base, seed, retry_pause=0.1) for seed in range(PLAYERS)]
+            for d in drivers:
+                await d.create()
+            halt = asyncio.Event()
+            tasks = [asyncio.create_task(d.run(halt)) for d in drivers]
+            try:
+                await until(lambda: sum(d.acknowledged for d in drivers) >= BEFORE, 30,
+                            f"{BEFORE} acknowledged requests")
+                stopped = await outage("stopped", drivers, session, base, stop, start)
+                hung = await outage("hung", drivers, session, base, freeze, thaw)
+            finally:
+                halt.set()
+                await asyncio.gather(*tasks)
+            assert (await health(session, base))[0] == 200
+
+            # every acknowledged request is in its game's log once, in order; nothing else
+            logs = {d.game_id: await d.log() for d in drivers}
+            for d in drivers:
+                check_log(d, logs[d.game_id])
+    finally:
+        await server.close()
+
+    report = await verify(url)
+    assert report.ok, [str(x) for x in report.differences]
+    acknowledged = sum(d.acknowledged for d in drivers)
+    assert sum(player_moves(log) for log in logs.values()) == acknowledged
+    print(f"\noutage: {PLAYERS} players, {acknowledged} requests acknowledged, each in the"
+          f" logs once, nothing else there; {stopped}; {hung}; verify: {report.summary()}")

@@ -1,0 +1,114 @@
+"""Rate limits: token buckets per token and per address, 429 problem+json with Retry-After."""
+
+from __future__ import annotations
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from service.app import create_app
+from service.ratelimit import SWEEP_SECONDS, TokenBuckets
+
+from ..api.helpers import auth, new_game, new_player
+from ..conftest import make_settings
+from ..openapi_check import validating_trace_config
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_bucket_takes_a_minutes_worth_at_once_then_refills_steadily() -> None:
+    clock = Clock()
+    buckets = TokenBuckets(per_minute=60, clock=clock)
+    assert [buckets.take("a") for _ in range(60)] == [0.0] * 60
+    assert buckets.take("a") == 1.0  # one a second: the next in 1 s
+    assert buckets.take("b") == 0.0  # keys are independent
+    clock.now += 0.5
+    assert buckets.take("a") == 0.5
+    clock.now += 0.5
+    assert buckets.take("a") == 0.0
+    clock.now += 3600
+    assert [buckets.take("a") for _ in range(60)] == [0.0] * 60  # full again, not more
+    assert buckets.take("a") > 0
+
+
+def test_idle_buckets_are_forgotten() -> None:
+    clock = Clock()
+    buckets = TokenBuckets(per_minute=30, clock=clock)
+    for i in range(1000):
+        buckets.take(f"address {i}")
+    clock.now += SWEEP_SECONDS + 1  # long enough for all of them to be full again
+    buckets.take("now")
+    assert len(buckets) == 1
+
+
+def limited(db_url: str, **limits: int) -> TestClient:
+    settings = make_settings(db_url, rate_limits="on", **limits)
+    return TestClient(TestServer(create_app(settings)), trace_configs=[validating_trace_config()])
+
+
+async def too_many(r: object) -> dict[str, object]:
+    from aiohttp import ClientResponse
+
+    assert isinstance(r, ClientResponse)
+    assert r.status == 429, await r.text()
+    assert r.content_type == "application/problem+json"
+    body: dict[str, object] = await r.json(content_type=None)
+    assert body["status"] == 429 and body["type"] == (
+        "https://open-solitaire.example/problems/rate-limited"
+    )
+    return body
+
+
+async def test_player_creations_per_address(db_url: str) -> None:
+    async with limited(db_url, rate_players_per_minute=3) as c:
+        for i in range(3):
+            await new_player(c, f"p{i}")
+        r = await c.post("/v1/players", json={"name": "one too many"})
+        body = await too_many(r)
+        assert r.headers["Retry-After"] == "20"  # 3 a minute: the next in 20 s
+        assert "new players" in str(body["detail"])
+        # reads are not limited
+        for _ in range(10):
+            assert (await c.get("/healthz")).status == 200
+
+
+async def test_writes_per_token_and_per_address(db_url: str) -> None:
+    async with limited(db_url, rate_writes_per_minute=5, rate_address_writes_per_minute=8) as c:
+        ada, bob = await new_player(c, "ada"), await new_player(c, "bob")
+        game = await new_game(c, ada, deal=5, autoplay=False)  # ada's write 1
+        url = f"/v1/games/{game['id']}/moves"
+        for _ in range(3):  # writes 2..4
+            r = await c.post(url, json={"from": "t1", "to": "c"}, headers=auth(ada))
+            assert r.status == 201
+        r = await c.post(f"/v1/games/{game['id']}/undo", json={}, headers=auth(ada))  # 5
+        assert r.status == 201
+        r = await c.post(url, json={"from": "t2", "to": "c"}, headers=auth(ada))
+        body = await too_many(r)
+        assert r.headers["Retry-After"] == "12" and "this token" in str(body["detail"])
+        # nothing was appended by the refused write
+        events = (await (await c.get(f"/v1/games/{game['id']}/events")).json())["events"]
+        assert len(events) == game["version"] + 4
+        # another token from the same address goes on, until the address's own limit
+        await new_game(c, bob, deal=6)  # the address's write 7 (6 was refused above)
+        await new_game(c, bob, deal=7)  # 8
+        r = await c.post("/v1/games", json={"variant": "freecell"}, headers=auth(bob))
+        body = await too_many(r)
+        assert "your address" in str(body["detail"])
+        assert int(r.headers["Retry-After"]) >= 1
+
+
+async def test_rate_limits_off_lets_a_load_test_through(db_url: str) -> None:
+    settings = make_settings(db_url, rate_limits="off", rate_players_per_minute=1,
+                             rate_writes_per_minute=1, rate_address_writes_per_minute=1)
+    async with TestClient(TestServer(create_app(settings))) as c:
+        ada = await new_player(c)
+        await new_player(c, "bob")
+        game = await new_game(c, ada, deal=5)
+        for _ in range(5):
+            r = await c.post(f"/v1/games/{game['id']}/moves", json={"from": "t1", "to": "c"},
+                             headers=auth(ada))
+            assert r.status in (201, 422)

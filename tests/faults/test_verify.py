@@ -1,0 +1,141 @@
+"""`python -m service verify`: every game replayed against its projection and its
+leaderboard entry; damage done on purpose is reported, exit code 1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import uuid
+from typing import Any
+
+import asyncpg
+from aiohttp.test_utils import TestClient
+
+from engine import Move
+from service.verify import verify
+
+from ..api.helpers import auth, new_game, new_player
+from .helpers import ROOT
+
+SOLUTIONS = json.loads((ROOT / "tests" / "data" / "solutions.json").read_text())["solutions"]
+
+
+def shortest_win(variant: str) -> tuple[int, list[dict[str, Any]]]:
+    deal, text = min(SOLUTIONS[variant].items(), key=lambda item: len(item[1].split()))
+    return int(deal), [Move.parse(m).to_dict() for m in text.split()]
+
+
+async def play(client: TestClient, player: dict[str, Any], game_id: str,
+               moves: list[dict[str, Any]]) -> dict[str, Any]:
+    game: dict[str, Any] = {}
+    for move in moves:
+        r = await client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth(player))
+        assert r.status == 201, await r.text()
+        game = (await r.json())["game"]
+    return game
+
+
+async def write(client: TestClient, player: dict[str, Any], game_id: str, action: str) -> None:
+    r = await client.post(f"/v1/games/{game_id}/{action}", json={}, headers=auth(player))
+    assert r.status == 201, await r.text()
+
+
+async def games_of_every_kind(client: TestClient) -> dict[str, str]:
+    """Won twice (the same deal, by the same player), undone and redone, abandoned,
+    blocked, and still being played, in every variant."""
+    ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+    deal, moves = shortest_win("freecell")
+    ids = {}
+    for name in ("won", "won again"):
+        game = await new_game(client, ada, deal=deal, autoplay=False)
+        assert (await play(client, ada, game["id"], moves))["status"] == "won"
+        ids[name] = game["id"]
+    game = await new_game(client, bob, deal=deal, autoplay=False)
+    await play(client, bob, game["id"], moves[:10])
+    await write(client, bob, game["id"], "undo")
+    await write(client, bob, game["id"], "undo")
+    await write(client, bob, game["id"], "redo")
+    await play(client, bob, game["id"], moves[9:])  # bob wins after an undo
+    ids["won after undos"] = game["id"]
+    game = await new_game(client, bob, deal=5)
+    await play(client, bob, game["id"], [{"from": "t1", "to": "c"}])
+    await write(client, bob, game["id"], "abandon")
+    ids["abandoned"] = game["id"]
+    for variant in ("bakers_game", "bakers_dozen", "beleaguered_castle"):
+        game = await new_game(client, ada, variant=variant, deal=7)  # solvable in each
+        r = await client.get(f"/v1/games/{game['id']}/legal-moves")
+        legal = (await r.json())["moves"]
+        await play(client, ada, game["id"], legal[:1])
+        ids[variant] = game["id"]
+    return ids
+
+
+async def test_verify_finds_nothing_wrong_then_every_damage_done_on_purpose(
+    client: TestClient, db_url: str
+) -> None:
+    ids = await games_of_every_kind(client)
+    report = await verify(db_url)
+    assert report.ok, [str(d) for d in report.differences]
+    assert report.games == len(ids) and report.entries == 2  # ada's and bob's best
+
+    conn = await asyncpg.connect(db_url)
+    try:
+        won = uuid.UUID(ids["won"])
+        moves = (await (await client.get(f"/v1/games/{won}")).json())["moves"]
+        await conn.execute("UPDATE games SET moves = moves + 1 WHERE id = $1", won)
+        report = await verify(db_url)
+        assert [str(d) for d in report.differences] == [
+            f"game {won}: moves: the projection says {moves + 1}, the log {moves}"
+        ]
+
+        abandoned = uuid.UUID(ids["abandoned"])
+        await conn.execute(
+            "UPDATE games SET status = 'playing', finished_at = NULL, elapsed_ms = NULL"
+            " WHERE id = $1", abandoned,
+        )
+        # ada's entry is whichever of her two wins was faster
+        ada_best = await conn.fetchval(
+            "UPDATE leaderboard_entries SET elapsed_ms = elapsed_ms - 1"
+            " WHERE game_id = ANY($1::uuid[]) RETURNING game_id",
+            [won, uuid.UUID(ids["won again"])],
+        )
+        bob_won = uuid.UUID(ids["won after undos"])
+        await conn.execute("DELETE FROM leaderboard_entries WHERE game_id = $1", bob_won)
+        # the log is append-only, but a bad event can still be appended past the end
+        playing = uuid.UUID(ids["bakers_dozen"])
+        version = await conn.fetchval("SELECT version FROM games WHERE id = $1", playing)
+        await conn.execute(
+            "INSERT INTO game_events (game_id, seq, type, data, at)"
+            " VALUES ($1, $2, 'CardMoved', $3::jsonb, now())",
+            playing, version + 1, json.dumps({"from": "t1", "to": "t1", "count": 1}),
+        )
+        report = await verify(db_url)
+        found = "\n".join(str(d) for d in report.differences)
+        for expected in [
+            f"game {won}: moves: the projection says",
+            f"game {abandoned}: status: the projection says playing, the log abandoned",
+            f"game {abandoned}: finished_at: the projection says None",
+            f"game {abandoned}: elapsed_ms: the projection says None",
+            f"game {ada_best}: leaderboard freecell",
+            "won in the log, but no entry",
+            f"game {playing}: event {version + 1} (CardMoved) breaks the rules",
+        ]:
+            assert expected in found, (expected, found)
+        assert len(report.differences) == 7, found
+    finally:
+        await conn.close()
+
+    # the command: the same report, exit code 1
+    run = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "service", "verify"], cwd=ROOT,
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "DATABASE_URL": db_url},
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert lines[:-1] == [str(d) for d in report.differences]
+    assert lines[-1] == report.summary() and "7 differences" in lines[-1]
+    print("\nverify after the damage:\n" + run.stdout)
