@@ -32,7 +32,7 @@ class Settings(BaseSettings):
     rate_writes_per_minute: int = 600
     rate_players_per_minute: int = 30
     # writes per client address per minute (all its tokens together), and live streams
-    # open at once per client address (docs/faults.md)
+    # open at once per client address (README: Faults, retries and abuse)
     rate_address_writes_per_minute: int = 3000
     rate_streams_per_address: int = 100
     log_requests: bool = True
