@@ -103,7 +103,14 @@ class EventStore:
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[asyncpg.Connection]:
-        """A pooled connection; driver errors come out translated."""
+        """A pooled connection; driver errors come out translated.
+
+        Both steps are bounded by the store's timeout: getting a connection (which may mean
+        connecting anew, as the pool reconnects on acquire) and each statement (its
+        `timeout=`). No asyncio.timeout around the whole: a task cancelled mid-statement
+        makes asyncpg's release wait, unbounded, for the server to confirm the cancel,
+        which a hung server never does; its own statement timeout does not.
+        """
         try:
             async with self.pool.acquire(timeout=self.timeout) as conn:
                 yield conn
