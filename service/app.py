@@ -15,7 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from .db import resolve_database_url
-from .handlers import games, leaderboards, meta, stream
+from .handlers import games, leaderboards, meta, solver, stream
 from .handlers import web as webclient
 from .keys import (
     DSN_KEY,
@@ -30,6 +30,7 @@ from .metrics import Metrics
 from .problems import problem_middleware
 from .ratelimit import RateLimiter
 from .settings import Settings
+from .solving import solver_ctx
 from .store import EventStore, StoreError, create_pool
 from .stream import StreamHub
 from .uow import GameCache, UnitOfWork
@@ -55,6 +56,9 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/games/{game_id}/events", games.events)
     r.add_get("/v1/games/{game_id}/stream", stream.stream)
     r.add_get("/v1/deals/{variant}/{deal}", games.deal)
+    r.add_get("/v1/games/{game_id}/hint", solver.hint)
+    r.add_get("/v1/games/{game_id}/analysis", solver.analysis)
+    r.add_get("/v1/daily/{variant}", solver.daily)
     r.add_get("/", webclient.index)
     r.add_get("/static/{name}", webclient.static_file)
     r.add_get("/v1/leaderboards/{variant}/{deal}", leaderboards.board)
@@ -138,7 +142,9 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     """The live-event hub: its listening connection opens after the pool, closes before."""
     settings = app[SETTINGS_KEY]
     hub = StreamHub(
-        app[UOW_KEY].store, app[DSN_KEY], queue_size=settings.ws_queue,
+        app[UOW_KEY].store,
+        app[DSN_KEY],
+        queue_size=settings.ws_queue,
         sweep_every=settings.ws_sweep,
     )
     app[HUB_KEY] = hub
@@ -159,6 +165,7 @@ def create_app(settings: Settings | None = None) -> web.Application:
     app.cleanup_ctx.append(database_ctx(settings))
     app.cleanup_ctx.append(maintenance_ctx)
     app.cleanup_ctx.append(stream_ctx)
+    app.cleanup_ctx.append(solver_ctx(settings))
     app[STREAMS_KEY] = {}
     app.on_shutdown.append(stream.close_streams)
     setup_routes(app)

@@ -8,7 +8,6 @@ idempotency key, all in one transaction. The client's 2xx follows the commit.
 from __future__ import annotations
 
 import hashlib
-import random
 import secrets
 import uuid
 from collections.abc import Callable
@@ -20,6 +19,7 @@ import orjson
 
 from engine import MAX_DEAL, VARIANTS, EngineError, Event, Game, IllegalMove, Move, find_variant
 
+from .deal_table import table as deal_table
 from .errors import (
     Forbidden,
     GameFinished,
@@ -32,8 +32,6 @@ from .errors import (
 from .store import StoredEvent, VersionConflict
 from .uow import LiveGame, UnitOfWork
 
-UNSOLVABLE = {("freecell", 11982)}
-RANDOM_DEALS = 32000
 WRITE_ATTEMPTS = 5
 FINISHED = ("won", "abandoned")
 
@@ -197,7 +195,9 @@ async def legal_moves(uow: UnitOfWork, game_id: uuid.UUID) -> dict[str, Any]:
 async def destinations(uow: UnitOfWork, game_id: uuid.UUID, card: str) -> dict[str, Any]:
     live = await current(uow, game_id)
     g = live.game
-    targets = [] if g.status in FINISHED else list(g.position.destinations(card))
+    targets = list(g.position.destinations(card))  # not a card or pile of this game: 400
+    if g.status in FINISHED:
+        targets = []
     return {"version": g.version, "card": card, "destinations": targets}
 
 
@@ -227,7 +227,7 @@ def check_deal(variant: str, deal: int) -> None:
     find_variant(variant)
     if not 1 <= deal <= MAX_DEAL:
         raise Unprocessable(f"deal numbers run from 1 to {MAX_DEAL}; {deal} is not one")
-    if (variant, deal) in UNSOLVABLE:
+    if deal_table(variant).solvable(deal) is False:
         raise Unprocessable(
             f"{VARIANTS[variant].title} deal {deal} has no solution; choose another deal"
         )
@@ -239,25 +239,18 @@ def deal_view(variant: str, deal: int) -> dict[str, Any]:
         raise Unprocessable(f"deal numbers run from 1 to {MAX_DEAL}; {deal} is not one")
     cls = VARIANTS[variant]
     position = cls.deal(deal)
-    solvable: bool | None = None
-    if (variant, deal) in UNSOLVABLE:
-        solvable = False
-    elif variant == "freecell" and deal <= RANDOM_DEALS:
-        solvable = True
     return {
         "variant": variant,
         "deal": deal,
         "title": cls.title,
-        "solvable": solvable,
+        "solvable": deal_table(variant).solvable(deal),
         "state": position.to_dict(),
     }
 
 
 def random_deal(variant: str) -> int:
-    while True:
-        deal = random.randint(1, RANDOM_DEALS)
-        if (variant, deal) not in UNSOLVABLE:
-            return deal
+    """A deal known to be solvable (service/data/deals)."""
+    return deal_table(variant).random_deal()
 
 
 # ---------------------------------------------------------------- writing games

@@ -6,6 +6,7 @@ from aiohttp import web
 
 from .metrics import Metrics
 from .settings import Settings
+from .solving import Solver
 from .stream import StreamHub, Subscription
 from .uow import UnitOfWork
 
@@ -18,3 +19,5 @@ DSN_KEY = web.AppKey("dsn", str)
 HUB_KEY = web.AppKey("stream_hub", StreamHub)
 # the open live-event sockets and their subscriptions, closed on shutdown
 STREAMS_KEY = web.AppKey("open_streams", dict[web.WebSocketResponse, Subscription])
+# the solver: verdict cache and search processes (service/solving.py)
+SOLVER_KEY = web.AppKey("solver", Solver)

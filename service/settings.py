@@ -45,12 +45,14 @@ class Settings(BaseSettings):
     instance: str = "main"
     # the solver (hints, analysis): seconds one search may take, processes that search,
     # positions whose verdicts are kept, whether Freecell Solver's library is used when
-    # installed, and the seconds one game's analysis may take in all
+    # installed, the seconds one game's analysis may take in all, and whether a new game's
+    # opening (and the day's deal) is searched at once in the background
     hint_budget_seconds: float = 2.0
     solver_workers: int = 1
     solver_cache: int = 50_000
     solver_library: bool = True
     analysis_budget_seconds: float = 20.0
+    solver_prefetch: bool = True
 
     @property
     def rate_limits_on(self) -> bool:

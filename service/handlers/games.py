@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from .. import games
+from .. import games, solving
 from ..errors import BadRequest
-from ..keys import METRICS_KEY, UOW_KEY
+from ..keys import METRICS_KEY, SOLVER_KEY, UOW_KEY
 from ..schemas import MoveRequest, NewGame, NewPlayer, VersionedRequest
 from .common import (
     caller,
@@ -47,6 +47,7 @@ async def create_game(request: web.Request) -> web.Response:
     if answer.status == 201:
         # a new game answers with the game itself, as API.md shows; its events are in /events
         answer = games.Answer(201, {**answer.body["game"], "events": answer.body["events"]})
+        solving.prefetch_opening(request.app[SOLVER_KEY], answer.body)
     return _written(request, answer)
 
 

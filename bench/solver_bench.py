@@ -1,0 +1,190 @@
+"""The engine's solver against Freecell Solver, and the hint endpoint against a move.
+
+1. Deals 1..N (BENCH_SOLVER_DEALS, default 200) of FreeCell, Baker's Game and Beleaguered
+   Castle, each solved in the same run by
+   * ``fc-solve -l crooked-nose`` (the binary, atomic moves: exact verdicts), wall time per
+     deal including the process start, up to BENCH_FCS_ITERATIONS iterations;
+   * the same preset through the library in this process (service/fcsolve.py), if installed;
+   * the engine's solver (engine/solver.py), up to BENCH_SOLVER_SECONDS a deal.
+   Prints the verdicts (agreeing, disagreeing, unknown) and the median time per deal of
+   each, with the ratios.  A disagreement between two exact verdicts fails the benchmark.
+2. The service (a subprocess on a fresh database): median latency of ``GET /hint`` on
+   opening positions never asked before, against ``POST /moves`` on the same games: asked
+   at once with nothing cached (SOLVER_PREFETCH=false), with the library and with the
+   engine's solver only (SOLVER_LIBRARY=false); then as the service runs by default, where
+   a new game's opening is searched in the background at creation, asked 0.3 s later.
+
+BENCH_SOLVER_PARTS=compare or =hint runs one part only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import aiohttp
+
+from engine import VARIANTS
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, solve
+from service import fcsolve
+
+from .common import (
+    PYTHON,
+    database_url,
+    free_port,
+    fresh_database,
+    start_process,
+    stop_process,
+    wait_http,
+)
+
+DEALS = int(os.environ.get("BENCH_SOLVER_DEALS", "200"))
+SECONDS = float(os.environ.get("BENCH_SOLVER_SECONDS", "5"))
+ITERATIONS = int(os.environ.get("BENCH_FCS_ITERATIONS", "2000000"))
+HINT_GAMES = int(os.environ.get("BENCH_HINT_GAMES", "20"))
+PARTS = os.environ.get("BENCH_SOLVER_PARTS", "compare,hint").split(",")
+GAMES = ("freecell", "bakers_game", "beleaguered_castle")
+
+
+def binary(game: str, board: str) -> tuple[str, float]:
+    started = time.perf_counter()
+    out = subprocess.run(
+        ["fc-solve", "-g", game, "-l", "crooked-nose", "-mi", str(ITERATIONS)],
+        input=board, capture_output=True, text=True, check=False,
+    ).stdout  # fmt: skip
+    elapsed = time.perf_counter() - started
+    states = 0
+    for line in out.splitlines():
+        if line.startswith("Total number of states checked is"):
+            states = int(line.rsplit(" ", 1)[1].rstrip("."))
+    if "This game is solveable." in out:
+        return WINNABLE, elapsed
+    if "I could not solve this game." in out and states < ITERATIONS:
+        return UNWINNABLE, elapsed  # (the same words at the iteration limit: unknown)
+    return UNKNOWN, elapsed
+
+
+def compare(game: str) -> bool:
+    cls = VARIANTS[game]
+    have_binary = subprocess.run(["which", "fc-solve"], capture_output=True).returncode == 0
+    times: dict[str, list[float]] = {"binary": [], "library": [], "ours": []}
+    agree = disagree = 0
+    unknown = {"binary": 0, "library": 0, "ours": 0}
+    for deal in range(1, DEALS + 1):
+        pos = cls.deal(deal)
+        verdicts: dict[str, str] = {}
+        if have_binary:
+            verdicts["binary"], t = binary(game, pos.board_text())
+            times["binary"].append(t)
+        if fcsolve.available():
+            found = fcsolve.solve(pos, max_iterations=ITERATIONS, preset=fcsolve.REFERENCE_PRESET)
+            assert found is not None
+            verdicts["library"] = found.verdict
+            times["library"].append(found.seconds)
+        mine = solve(pos, max_seconds=SECONDS)
+        verdicts["ours"] = mine.verdict
+        times["ours"].append(mine.seconds)
+        if mine.moves is not None:
+            check = pos.copy()
+            for move in mine.moves:
+                check.play(move)
+            assert check.is_won, (game, deal)
+        exact = {v for v in verdicts.values() if v != UNKNOWN}
+        for name, v in verdicts.items():
+            unknown[name] += v == UNKNOWN
+        if len(exact) > 1:
+            disagree += 1
+            print(f"  DISAGREE {game} {deal}: {verdicts}")
+        elif verdicts["ours"] != UNKNOWN and len(verdicts) > 1:
+            agree += 1
+    med = {k: statistics.median(v) for k, v in times.items() if v}
+    line = f"{game:19s} deals 1-{DEALS}: ours exact and agreeing {agree}, disagreeing {disagree}"
+    line += ", unknown " + ", ".join(f"{k} {n}" for k, n in unknown.items() if times[k])
+    print(line)
+    parts = [f"{k} {v * 1000:.1f} ms" for k, v in med.items()]
+    ratios = [f"ours/{k} {med['ours'] / v:.1f}x" for k, v in med.items() if k != "ours" and v]
+    print(f"{'':19s} median per deal: {', '.join(parts)}; {', '.join(ratios)}", flush=True)
+    return disagree == 0
+
+
+async def hint_latency(library: bool, prefetch: bool, pause: float) -> None:
+    server = database_url()
+    db = await fresh_database(server, f"bench_solver_{int(library)}{int(prefetch)}")
+    port = free_port()
+    env = {
+        "PORT": str(port), "DATABASE_URL": db, "RATE_LIMITS": "off", "LOG_REQUESTS": "false",
+        "SOLVER_LIBRARY": str(library).lower(), "SOLVER_PREFETCH": str(prefetch).lower(),
+    }  # fmt: skip
+    label = ("library" if library else "engine only") + (
+        f", prefetch, asked {pause:g} s after" if prefetch else ", asked at once"
+    )
+    proc = start_process([PYTHON, "-m", "service", "run"], env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        await wait_http(f"{base}/healthz")
+        async with aiohttp.ClientSession() as s:
+            async with s.post(f"{base}/v1/players", json={"name": "bench"}) as r:
+                token = (await r.json())["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            for variant in (*GAMES, "bakers_dozen"):
+                hints: list[float] = []
+                moves: list[float] = []
+                verdicts: dict[str, int] = {}
+                deal = 500
+                warm = True
+                while len(hints) < HINT_GAMES:
+                    deal += 1
+                    body = {"variant": variant, "deal": deal, "autoplay": False}
+                    async with s.post(f"{base}/v1/games", json=body, headers=auth) as r:
+                        if r.status != 201:
+                            continue  # a deal known to have no solution
+                        gid = (await r.json())["id"]
+                    await asyncio.sleep(pause)  # a player looks at the deal first
+                    t0 = time.perf_counter()
+                    async with s.get(f"{base}/v1/games/{gid}/hint") as r:
+                        h = await r.json()
+                    t1 = time.perf_counter()
+                    if warm:  # the first search starts the worker process
+                        warm = False
+                        continue
+                    hints.append(t1 - t0)
+                    verdicts[h["verdict"]] = verdicts.get(h["verdict"], 0) + 1
+                    async with s.get(f"{base}/v1/games/{gid}/legal-moves") as r:
+                        legal = (await r.json())["moves"]
+                    t0 = time.perf_counter()
+                    async with s.post(
+                        f"{base}/v1/games/{gid}/moves", json=legal[0], headers=auth
+                    ) as r:
+                        await r.read()
+                    moves.append(time.perf_counter() - t0)
+                mh, mm = statistics.median(hints), statistics.median(moves)
+                print(
+                    f"  {label:36s} {variant:19s} "
+                    f"hint p50 {mh * 1000:7.1f} ms, move p50 {mm * 1000:5.1f} ms, "
+                    f"ratio {mh / mm:5.1f}x  verdicts {verdicts}",
+                    flush=True,
+                )
+    finally:
+        stop_process(proc)
+
+
+def main() -> int:
+    print(f"solver: {DEALS} deals per game, ours up to {SECONDS:g} s a deal, fc-solve up to "
+          f"{ITERATIONS} iterations; library {fcsolve.version() or 'not installed'}")  # fmt: skip
+    ok = True
+    if "compare" in PARTS:
+        ok = all([compare(game) for game in GAMES])
+    if "hint" in PARTS:
+        print(f"hint latency on {HINT_GAMES} opening positions per game (autoplay off):")
+        asyncio.run(hint_latency(True, False, 0.0))  # the search itself, nothing cached
+        asyncio.run(hint_latency(False, False, 0.0))
+        asyncio.run(hint_latency(True, True, 0.3))  # as a player meets it: searched at creation
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

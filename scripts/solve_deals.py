@@ -1,0 +1,161 @@
+"""Make the table of solvable deals, service/data/deals/<variant>.txt.
+
+    .venv/bin/python scripts/solve_deals.py bakers_game --last 32000 --minutes 15
+    .venv/bin/python scripts/solve_deals.py bakers_dozen --last 32000 --minutes 30 --states 30000
+
+Deals are solved in order from ``--first`` (default: where the table stops) and each verdict
+is appended to a progress file (``--progress``, default /tmp/solve_deals/<variant>.tsv), so
+a run that is stopped, or runs out of ``--minutes``, is continued by running it again; the
+table is rewritten from the progress file at the end of every run.
+
+Solvers: FreeCell, Baker's Game and Beleaguered Castle use Freecell Solver's library with
+the atomic-moves preset ``crooked-nose`` (exact verdicts: its search covers every legal
+single-card move) up to ``--iterations``; Baker's Dozen (13 columns, which Freecell Solver
+does not take) uses the engine's solver up to ``--states``.  ``--ours`` uses the engine's
+solver for any game.  Every winning line is replayed through the rules before it counts.  Deals left
+unknown are tried again by the next run over the same range (``--heuristics`` gives that
+run another portfolio, which settles some of them).
+
+The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
+listing deal numbers; every other deal in the checked range is solvable, and a deal outside
+it is not known.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine import VARIANTS, Position  # noqa: E402
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution, Weights, solve  # noqa: E402
+from service import fcsolve  # noqa: E402
+from service.deal_table import TABLE_DIR, DealTable, write_table  # noqa: E402
+
+
+def verdict_of(
+    pos: Position,
+    *,
+    ours: bool,
+    states: int,
+    iterations: int,
+    seconds: float,
+    heuristics: tuple[Weights, ...] | None = None,
+) -> tuple[str, str]:
+    solution: Solution | None = None
+    how = "ours"
+    if not ours and fcsolve.available():
+        solution = fcsolve.solve(
+            pos, max_iterations=iterations, max_seconds=seconds, preset=fcsolve.REFERENCE_PRESET
+        )
+        how = "fc-solve"
+    if solution is None:
+        solution = solve(pos, max_states=states, max_seconds=seconds, heuristics=heuristics)
+        how = "ours"
+    if solution.verdict == WINNABLE:
+        check = pos.copy()
+        for move in solution.moves or ():
+            check.play(move)
+        if not check.is_won:
+            raise AssertionError(f"a line that does not win: {pos!r}")
+    return solution.verdict, how
+
+
+def read_progress(path: Path) -> tuple[dict[int, str], dict[int, str]]:
+    """deal -> verdict and deal -> which solver gave it (the last line of a deal wins)."""
+    done: dict[int, str] = {}
+    how: dict[int, str] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 2 and parts[0].isdigit():
+                done[int(parts[0])] = parts[1]
+                how[int(parts[0])] = parts[2] if len(parts) > 2 else "?"
+    return done, how
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("variant", choices=sorted(VARIANTS))
+    parser.add_argument("--first", type=int, default=None)
+    parser.add_argument("--last", type=int, default=32000)
+    parser.add_argument("--minutes", type=float, default=30.0)
+    parser.add_argument("--states", type=int, default=30_000, help="budget of our solver")
+    parser.add_argument("--iterations", type=int, default=2_000_000, help="fc-solve's budget")
+    parser.add_argument("--seconds", type=float, default=20.0, help="per deal, at most")
+    parser.add_argument("--ours", action="store_true", help="use the engine's solver only")
+    parser.add_argument("--progress", type=Path, default=None)
+    parser.add_argument(
+        "--heuristics",
+        default=None,
+        help="our solver's portfolio as JSON, e.g. [[2,4,2,0,0,0,2,-1]] (see engine.solver); "
+        "a second run over the same range with another one settles some unknown deals",
+    )
+    parser.add_argument("--table-dir", type=Path, default=TABLE_DIR)
+    args = parser.parse_args(argv)
+
+    variant = args.variant
+    cls = VARIANTS[variant]
+    progress = args.progress or Path("/tmp/solve_deals") / f"{variant}.tsv"
+    progress.parent.mkdir(parents=True, exist_ok=True)
+    done, solved_by = read_progress(progress)
+    if not done:
+        # start from what the table already holds
+        table = DealTable.load(variant, args.table_dir)
+        for deal in range(1, table.checked + 1):
+            solvable = table.solvable(deal)
+            done[deal] = WINNABLE if solvable else UNWINNABLE if solvable is False else UNKNOWN
+        with progress.open("w") as out:
+            for deal in sorted(done):
+                out.write(f"{deal}\t{done[deal]}\ttable\n")
+    first = args.first or 1
+    deadline = time.monotonic() + args.minutes * 60
+    ours = args.ours or variant not in fcsolve.GAMES
+    heuristics = None
+    if args.heuristics:
+        heuristics = tuple(tuple(w) for w in json.loads(args.heuristics))
+    started = time.monotonic()
+    count = 0
+    with progress.open("a") as out:
+        for deal in range(first, args.last + 1):
+            if deal in done and done[deal] != UNKNOWN:
+                continue
+            if time.monotonic() >= deadline:
+                break
+            verdict, how = verdict_of(
+                cls.deal(deal), ours=ours, states=args.states, iterations=args.iterations,
+                seconds=args.seconds, heuristics=heuristics,
+            )  # fmt: skip
+            done[deal] = verdict
+            out.write(f"{deal}\t{verdict}\t{how}\n")
+            solved_by[deal] = how
+            out.flush()
+            count += 1
+    checked = 0
+    while checked + 1 in done:
+        checked += 1
+    verdicts = {d: v for d, v in done.items() if d <= checked}
+    names = {"fc-solve": "Freecell Solver 5's library (crooked-nose)", "ours": "engine.solver"}
+    counts: dict[str, int] = {}
+    for deal in verdicts:
+        name = names.get(solved_by.get(deal, "?"), "an earlier table")
+        counts[name] = counts.get(name, 0) + 1
+    how = "; ".join(f"{name} for {n} deals" for name, n in sorted(counts.items()))
+    path = write_table(variant, verdicts, how, args.table_dir)
+    elapsed = time.monotonic() - started
+    unknown = sum(1 for v in verdicts.values() if v == UNKNOWN)
+    unsolvable = sum(1 for v in verdicts.values() if v == UNWINNABLE)
+    print(
+        f"{variant}: {count} deals solved in {elapsed:.0f} s; table {path}: 1-{checked}, "
+        f"{unsolvable} unsolvable, {unknown} unknown",
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    main()

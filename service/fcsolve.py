@@ -1,0 +1,232 @@
+"""Freecell Solver (libfreecell-solver) through ctypes: the fast path for FreeCell, Baker's
+Game and Beleaguered Castle where the library is installed.
+
+Nothing here is needed: without the library :func:`available` is False and the service uses
+the engine's own solver.  The library is driven with an atomic-moves preset (single-card
+moves: ``toons-for-twenty-somethings`` by default, ``crooked-nose`` for the tables): its
+search then covers every legal move, so "not solvable" means what it says.  Every line it
+returns is converted to engine moves and replayed through the rules before it is believed; a
+line the rules refuse counts as no answer.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import threading
+import time
+from dataclasses import dataclass
+from typing import Final
+
+from engine import Move, Position
+from engine.moves import CELL_NAMES, COLUMN_NAMES
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution
+
+GAMES: Final = {
+    "freecell": "freecell",
+    "bakers_game": "bakers_game",
+    "beleaguered_castle": "beleaguered_castle",
+}
+# atomic-moves presets: crooked-nose (the reference the tables and the bench use) and
+# toons-for-twenty-somethings, a little faster on most deals (the service's)
+REFERENCE_PRESET: Final = "crooked-nose"
+DEFAULT_PRESET: Final = "toons-for-twenty-somethings"
+LIBRARY_NAMES: Final = ("libfreecell-solver.so.0", "libfreecell-solver.so")
+
+# fc_solve_solve_process_ret_t (fcs_enums.h)
+_SOLVED: Final = 0
+_NOT_SOLVEABLE: Final = 1
+_SUSPENDED: Final = 5
+# fcs_move_t's type byte (fcs_move.h)
+_STACK_TO_STACK: Final = 0
+_STACK_TO_CELL: Final = 1
+_CELL_TO_STACK: Final = 2
+_CELL_TO_CELL: Final = 3
+_STACK_TO_FOUNDATION: Final = 4
+_CELL_TO_FOUNDATION: Final = 5
+_NOT_A_MOVE: Final = (12, 13, 14)  # canonize, separator, null
+
+_ITERATIONS_PER_SLICE: Final = 20_000  # between two looks at the clock
+
+
+class _FcsMove(ctypes.Structure):
+    _fields_ = [("c", ctypes.c_uint8 * 4)]
+
+
+_lib: ctypes.CDLL | None = None
+_lib_checked = False
+_lock = threading.Lock()
+
+
+def _load() -> ctypes.CDLL | None:
+    global _lib, _lib_checked
+    with _lock:
+        if _lib_checked:
+            return _lib
+        _lib_checked = True
+        names = list(LIBRARY_NAMES)
+        found = ctypes.util.find_library("freecell-solver")
+        if found:
+            names.append(found)
+        for name in names:
+            try:
+                lib = ctypes.CDLL(name)
+            except OSError:
+                continue
+            _declare(lib)
+            _lib = lib
+            break
+        return _lib
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    vp = ctypes.c_void_p
+    lib.freecell_solver_user_alloc.restype = vp
+    lib.freecell_solver_user_alloc.argtypes = []
+    lib.freecell_solver_user_free.argtypes = [vp]
+    lib.freecell_solver_user_recycle.argtypes = [vp]
+    lib.freecell_solver_user_get_lib_version.restype = ctypes.c_char_p
+    lib.freecell_solver_user_get_lib_version.argtypes = [vp]
+    lib.freecell_solver_user_cmd_line_parse_args_with_file_nesting_count.restype = ctypes.c_int
+    lib.freecell_solver_user_limit_iterations_long.argtypes = [vp, ctypes.c_long]
+    lib.freecell_solver_user_solve_board.argtypes = [vp, ctypes.c_char_p]
+    lib.freecell_solver_user_solve_board.restype = ctypes.c_int
+    lib.freecell_solver_user_resume_solution.argtypes = [vp]
+    lib.freecell_solver_user_resume_solution.restype = ctypes.c_int
+    lib.freecell_solver_user_get_num_times_long.argtypes = [vp]
+    lib.freecell_solver_user_get_num_times_long.restype = ctypes.c_long
+    lib.freecell_solver_user_get_next_move.argtypes = [vp, ctypes.POINTER(_FcsMove)]
+    lib.freecell_solver_user_get_next_move.restype = ctypes.c_int
+
+
+def available() -> bool:
+    """Whether the library loads on this machine."""
+    return _load() is not None
+
+
+def version() -> str | None:
+    lib = _load()
+    if lib is None:
+        return None
+    raw: bytes = lib.freecell_solver_user_get_lib_version(None)
+    return raw.decode()
+
+
+@dataclass(frozen=True, slots=True)
+class _Instance:
+    handle: int
+    game: str
+    preset: str
+
+
+_instances: dict[tuple[str, str], _Instance] = {}
+
+
+def _instance(lib: ctypes.CDLL, game: str, preset: str) -> _Instance:
+    """One configured solver per (game, preset), reused (recycled) between boards."""
+    found = _instances.get((game, preset))
+    if found is not None:
+        lib.freecell_solver_user_recycle(found.handle)
+        return found
+    handle = lib.freecell_solver_user_alloc()
+    if not handle:
+        raise MemoryError("freecell_solver_user_alloc failed")
+    args = [b"-g", game.encode(), b"-l", preset.encode()]
+    argv = (ctypes.c_char_p * len(args))(*args)
+    last = ctypes.c_int(0)
+    error = ctypes.c_char_p()
+    known = (ctypes.c_char_p * 1)(None)
+    opened_dir = ctypes.create_string_buffer(32001)
+    ret = lib.freecell_solver_user_cmd_line_parse_args_with_file_nesting_count(
+        ctypes.c_void_p(handle), len(args), argv, 0, known, None, None,
+        ctypes.byref(error), ctypes.byref(last), -1, opened_dir,
+    )  # fmt: skip
+    if ret != 0:
+        lib.freecell_solver_user_free(handle)
+        raise ValueError(f"Freecell Solver refused {args!r}: {error.value!r}")
+    made = _Instance(handle, game, preset)
+    _instances[(game, preset)] = made
+    return made
+
+
+def _engine_move(raw: tuple[int, ...]) -> Move | None:
+    kind, src, dst, count = raw
+    if kind == _STACK_TO_STACK:
+        return Move(COLUMN_NAMES[src], COLUMN_NAMES[dst], max(1, count))
+    if kind == _STACK_TO_CELL:
+        return Move(COLUMN_NAMES[src], CELL_NAMES[dst])
+    if kind == _CELL_TO_STACK:
+        return Move(CELL_NAMES[src], COLUMN_NAMES[dst])
+    if kind == _CELL_TO_CELL:
+        return Move(CELL_NAMES[src], CELL_NAMES[dst])
+    if kind == _STACK_TO_FOUNDATION:
+        return Move(COLUMN_NAMES[src], "f")
+    if kind == _CELL_TO_FOUNDATION:
+        return Move(CELL_NAMES[src], "f")
+    if kind in _NOT_A_MOVE:
+        return None
+    raise ValueError(f"unexpected Freecell Solver move type {kind}")
+
+
+def solve(
+    position: Position,
+    *,
+    max_seconds: float | None = None,
+    max_iterations: int | None = None,
+    preset: str = DEFAULT_PRESET,
+) -> Solution | None:
+    """Freecell Solver's verdict on ``position``; None where it cannot help (library
+    missing, a game it does not play, a line the rules refuse).
+
+    ``states`` in the answer is the library's iteration count.
+    """
+    lib = _load()
+    game = GAMES.get(position.name)
+    if lib is None or game is None:
+        return None
+    started = time.perf_counter()
+    deadline = None if max_seconds is None else started + max_seconds
+    cap = max_iterations if max_iterations is not None else 1 << 40
+    with _lock:
+        inst = _instance(lib, game, preset)
+        handle = inst.handle
+        limit = min(cap, _ITERATIONS_PER_SLICE)
+        lib.freecell_solver_user_limit_iterations_long(handle, limit)
+        ret = lib.freecell_solver_user_solve_board(handle, position.board_text().encode())
+        while ret == _SUSPENDED and limit < cap:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            limit = min(cap, limit * 2 if limit < 1_000_000 else limit + 1_000_000)
+            lib.freecell_solver_user_limit_iterations_long(handle, limit)
+            ret = lib.freecell_solver_user_resume_solution(handle)
+        iterations = int(lib.freecell_solver_user_get_num_times_long(handle))
+        raw_moves: list[tuple[int, ...]] = []
+        if ret == _SOLVED:
+            move = _FcsMove()
+            while lib.freecell_solver_user_get_next_move(handle, ctypes.byref(move)) == 0:
+                raw_moves.append(tuple(move.c))
+    seconds = time.perf_counter() - started
+    if ret == _NOT_SOLVEABLE:
+        return Solution(UNWINNABLE, None, iterations, seconds)
+    if ret != _SOLVED:
+        return Solution(UNKNOWN, None, iterations, seconds)
+    line = _checked_line(position, raw_moves)
+    if line is None:
+        return None
+    return Solution(WINNABLE, line, iterations, seconds)
+
+
+def _checked_line(position: Position, raw_moves: list[tuple[int, ...]]) -> tuple[Move, ...] | None:
+    """The library's line as engine moves, each checked by the rules; None if any is refused
+    or the line does not win."""
+    pos = position.copy()
+    line: list[Move] = []
+    try:
+        for raw in raw_moves:
+            move = _engine_move(raw)
+            if move is None:
+                continue
+            line.append(pos.play(move))
+    except (ValueError, IndexError):
+        return None
+    return tuple(line) if pos.is_won else None

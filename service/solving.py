@@ -1,0 +1,484 @@
+"""The solver in the service: hints, post-mortem analysis, solvable and daily deals.
+
+Searches run off the event loop, in a small process pool (``solver_workers`` processes)
+created by :func:`solver_ctx`, each within a time budget (``hint_budget_seconds``).  In a
+worker, FreeCell, Baker's Game and Beleaguered Castle go to Freecell Solver's library when
+it is installed (service/fcsolve.py), everything else (Baker's Dozen always) to the engine's
+own solver (engine/solver.py); the lines either returns are replayed through the rules.
+
+Verdicts are cached in this process by canonical position (positions that differ only in
+the order of columns or cells share one entry), least recently used first out.  A winning
+line is cached for every position along it, so following hints, undo and redo answer at
+once; concurrent requests for one position share one search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from engine import VARIANTS, Card, Event, Game, Move, Position
+from engine.solver import (
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,
+    Layout,
+    canonical_key,
+    layout,
+    remap,
+    solve,
+    trace,
+)
+
+from . import fcsolve
+from .deal_table import table
+from .settings import Settings
+
+log = logging.getLogger("service.solver")
+
+
+# ---------------------------------------------------------------- in the worker process
+
+
+def search(
+    position: Position, seconds: float, *, library: bool = True
+) -> tuple[str, tuple[Move, ...] | None, int, str]:
+    """(verdict, winning line, states or iterations, which solver) for ``position``."""
+    if library and position.name in fcsolve.GAMES and fcsolve.available():
+        found = fcsolve.solve(position, max_seconds=seconds)
+        if found is not None:
+            return found.verdict, found.moves, found.states, "fc-solve"
+    mine = solve(position, max_seconds=seconds)
+    return mine.verdict, mine.moves, mine.states, "engine"
+
+
+Steps = list[tuple[bytes, Layout]]
+"""(canonical key, layout) of each position along a winning line, after each of its moves."""
+
+
+def search_board(
+    variant: str, board: str, seconds: float, library: bool
+) -> tuple[str, list[str] | None, int, str, Steps]:
+    """:func:`search` on a board sent as text (what crosses to a worker process).
+
+    A winning line is replayed through the rules here (fcsolve.solve does it for its own
+    lines; a line the rules refuse, or that does not win, makes the verdict unknown), and
+    the positions along it are described for the service's cache, so that the service's
+    own process has little to do."""
+    position = VARIANTS[variant].from_board_text(board)
+    verdict, line, states, how = search(position, seconds, library=library)
+    if line is None:
+        return verdict, None, states, how, []
+    if how != "fc-solve" and _checked(position, list(line)) is None:  # (fc-solve's: checked)
+        return UNKNOWN, None, states, how, []
+    return verdict, [str(m) for m in line], states, how, trace(position, line)
+
+
+def _warm_up() -> None:
+    fcsolve.available()
+
+
+# ---------------------------------------------------------------- in the service
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The answer for one position: ``line`` is the winning line from it (winnable only)."""
+
+    verdict: str
+    line: tuple[Move, ...] | None
+    solver: str
+    cached: bool = False
+
+    @property
+    def moves_to_win(self) -> int | None:
+        return None if self.line is None else len(self.line)
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    verdict: str
+    line: tuple[Move, ...] | None  # the whole line of the search that found it
+    offset: int  # where in ``line`` this position stands
+    layout: Layout  # the columns and cells as ``line`` expects them
+    budget: float  # an unknown verdict holds for budgets up to this one
+    solver: str
+
+
+class Solver:
+    """Verdicts for positions: the cache, and the pool that searches."""
+
+    def __init__(
+        self,
+        budget: float,
+        *,
+        capacity: int = 50_000,
+        library: bool = True,
+        prefetch: bool = True,
+        executor_factory: Callable[[], Executor] | None = None,
+    ) -> None:
+        self.budget = budget
+        self.capacity = capacity
+        self.library = library
+        self._factory = executor_factory
+        self._executor: Executor | None = None
+        self._cache: OrderedDict[tuple[str, bytes], _Entry] = OrderedDict()
+        self._running: dict[tuple[str, bytes], asyncio.Task[_Entry]] = {}
+        self.searches = 0
+        # searches waiting or running at most; beyond, a request is answered "unknown"
+        self.max_pending = 16
+        self.prefetching = prefetch
+
+    # the pool ------------------------------------------------------------------
+
+    def _pool(self) -> Executor:
+        if self._executor is None:
+            self._executor = (self._factory or _default_executor)()
+        return self._executor
+
+    def close(self) -> None:
+        for task in list(self._running.values()):
+            task.cancel()
+        if self._executor is not None:
+            # a search already running ends within its budget, and its process with it
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    # the cache -----------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def _get(self, key: tuple[str, bytes]) -> _Entry | None:
+        entry = self._cache.get(key)
+        if entry is not None:
+            self._cache.move_to_end(key)
+        return entry
+
+    def _put(self, key: tuple[str, bytes], entry: _Entry) -> None:
+        self._cache[key] = entry
+        self._cache.move_to_end(key)
+        while len(self._cache) > self.capacity:
+            self._cache.popitem(last=False)
+
+    def _remember_line(self, variant: str, entry: _Entry, steps: Steps) -> None:
+        """Cache every position along a winning line (each with the rest of the line)."""
+        for i, (canonical, where) in enumerate(steps):
+            key = (variant, canonical)
+            known = self._cache.get(key)
+            if known is None or known.verdict == UNKNOWN:
+                self._put(key, _Entry(WINNABLE, entry.line, i + 1, where, 0.0, entry.solver))
+
+    def remember_after_autoplay(self, position: Position, found: Verdict) -> None:
+        """Cache the position a player reaches by playing the line's first move with autoplay
+        on: the automatic moves after it may put cards up in another order than the line
+        does, so that position may not lie on the line.  The rest of the line, less the
+        moves of the cards autoplay put up, wins from there (such a card can carry no
+        other card, so no move needed it); checked by the rules before it is kept."""
+        line = found.line
+        if found.verdict != WINNABLE or not line or any(m.count > 1 for m in line):
+            return
+        after = position.copy()
+        after.push(line[0])
+        up = set()
+        while (move := after.auto_move()) is not None:
+            up.add(after.card_at(move.source))
+            after.push(move)
+        key = (position.name, canonical_key(after))
+        known = self._cache.get(key)
+        if not up or (known is not None and known.verdict != UNKNOWN):
+            return
+        walk = position.copy()
+        walk.push(line[0])
+        rest = []
+        for move in line[1:]:
+            card = walk.card_at(move.source)
+            walk.push(move)
+            if card not in up:
+                rest.append(move)
+        checked = _checked(after, rest)
+        if checked is not None:
+            self._put(key, _Entry(WINNABLE, checked, 0, layout(after), 0.0, found.solver))
+
+    def _answer(self, entry: _Entry, position: Position, cached: bool) -> Verdict:
+        if entry.verdict != WINNABLE or entry.line is None:
+            return Verdict(entry.verdict, None, entry.solver, cached)
+        rest = entry.line[entry.offset :]
+        here = layout(position)
+        if here != entry.layout:
+            mapped = remap(rest, entry.layout, here)
+            if mapped is None:  # cannot happen for equal canonical keys; search again
+                return Verdict(UNKNOWN, None, entry.solver, cached)
+            rest = mapped
+        return Verdict(WINNABLE, rest, entry.solver, cached)
+
+    def peek(self, position: Position) -> Verdict | None:
+        """The cached verdict, if any (no search)."""
+        entry = self._get((position.name, canonical_key(position)))
+        return None if entry is None else self._answer(entry, position, True)
+
+    # searching -----------------------------------------------------------------
+
+    def prefetch(self, position: Position) -> None:
+        """Start the search for a position soon to be asked about (a new game's opening, the
+        day's deal) in the background, when the workers are idle enough; its verdict is
+        then cached by the time the player asks."""
+        if not self.prefetching or len(self._running) >= self.max_pending // 2:
+            return
+        key = (position.name, canonical_key(position))
+        if key not in self._cache and key not in self._running:
+            self._start(key, position, self.budget)
+
+    async def verdict(self, position: Position, budget: float | None = None) -> Verdict:
+        """The verdict on ``position`` within ``budget`` seconds (the service's by default).
+
+        Requests for one position share one search, which goes on (and is cached) even if
+        the request that started it goes away."""
+        budget = self.budget if budget is None else budget
+        key = (position.name, canonical_key(position))
+        entry = self._get(key)
+        if entry is not None and (entry.verdict != UNKNOWN or entry.budget >= budget):
+            return self._answer(entry, position, True)
+        running = self._running.get(key)
+        fresh = running is None
+        if running is None:
+            if len(self._running) >= self.max_pending:
+                # the workers have more than enough to do: answer at once rather than queue
+                return Verdict(UNKNOWN, None, "none")
+            running = self._start(key, position, budget)
+        entry = await asyncio.shield(running)
+        return self._answer(entry, position, not fresh)
+
+    def _start(
+        self, key: tuple[str, bytes], position: Position, budget: float
+    ) -> asyncio.Task[_Entry]:
+        task = asyncio.get_running_loop().create_task(
+            self._run(key, position.name, position.board_text(), layout(position), budget)
+        )
+        self._running[key] = task
+        task.add_done_callback(_retrieve)
+        return task
+
+    async def _run(
+        self, key: tuple[str, bytes], variant: str, board: str, where: Layout, budget: float
+    ) -> _Entry:
+        try:
+            entry, steps = await self._search(variant, board, where, budget)
+        finally:
+            self._running.pop(key, None)
+        self._put(key, entry)
+        if entry.verdict == WINNABLE:
+            self._remember_line(variant, entry, steps)
+        return entry
+
+    async def _search(
+        self, variant: str, board: str, where: Layout, budget: float
+    ) -> tuple[_Entry, Steps]:
+        loop = asyncio.get_running_loop()
+        self.searches += 1
+        try:
+            verdict, texts, _states, how, steps = await asyncio.wait_for(
+                loop.run_in_executor(
+                    self._pool(), search_board, variant, board, budget, self.library
+                ),
+                timeout=budget + 30.0,
+            )
+        except BrokenProcessPool:
+            log.error("a solver process died; starting a new pool")
+            self._executor = None
+            return _Entry(UNKNOWN, None, 0, where, 0.0, "none"), []
+        except TimeoutError:
+            return _Entry(UNKNOWN, None, 0, where, 0.0, "none"), []
+        line = None if texts is None else tuple(Move.parse(t) for t in texts)
+        return _Entry(verdict, line, 0, where, budget, how), steps
+
+
+def _retrieve(task: asyncio.Task[_Entry]) -> None:
+    """A search nobody waits for any more: its failure is logged, not left unread."""
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("a search failed: %r", task.exception())
+
+
+def _checked(position: Position, line: list[Move]) -> tuple[Move, ...] | None:
+    """The line if the rules accept every move and it wins, else None."""
+    pos = position.copy()
+    try:
+        for move in line:
+            pos.play(move)
+    except ValueError:
+        return None
+    return tuple(line) if pos.is_won else None
+
+
+def _default_executor() -> Executor:
+    return ProcessPoolExecutor(max_workers=1, mp_context=_context(), initializer=_warm_up)
+
+
+def _context() -> Any:
+    try:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["engine", "service.solving"])
+        return ctx
+    except ValueError:  # no forkserver on this platform
+        return multiprocessing.get_context("spawn")
+
+
+def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
+    """cleanup_ctx: the solver and its process pool (workers start on the first search)."""
+    from .keys import SOLVER_KEY
+
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        solver = Solver(
+            settings.hint_budget_seconds,
+            capacity=settings.solver_cache,
+            library=settings.solver_library,
+            prefetch=settings.solver_prefetch,
+            executor_factory=lambda: ProcessPoolExecutor(
+                max_workers=max(1, settings.solver_workers),
+                mp_context=_context(),
+                initializer=_warm_up,
+            ),
+        )
+        app[SOLVER_KEY] = solver
+        yield
+        solver.close()
+
+    return ctx
+
+
+# ---------------------------------------------------------------- hints, analysis, deals
+
+
+def hint_view(game: Game, found: Verdict) -> dict[str, Any]:
+    move = None
+    if found.verdict == WINNABLE and found.line:
+        move = {"from": found.line[0].source, "to": found.line[0].target,
+                "count": found.line[0].count}  # fmt: skip
+    return {
+        "version": game.version,
+        "verdict": found.verdict,
+        "move": move,
+        "moves_to_win": found.moves_to_win if found.verdict == WINNABLE else None,
+        "solver": found.solver,
+    }
+
+
+async def hint(solver: Solver, game: Game) -> dict[str, Any]:
+    """The first move of a winning line from the game's position (the game is not over)."""
+    found = await solver.verdict(game.position)
+    if game.autoplay:
+        solver.remember_after_autoplay(game.position, found)
+    if game.moves == 0 and found.verdict != UNKNOWN:
+        # the deal's opening (automatic moves change no verdict): remember the deal
+        table(game.variant).learn(game.deal, found.verdict == WINNABLE)
+    return hint_view(game, found)
+
+
+async def analysis(
+    solver: Solver, events: list[tuple[int, str, dict[str, Any]]], total_budget: float
+) -> dict[str, Any]:
+    """Where a finished game was lost: ``events`` is its log as (seq, type, data).
+
+    The positions after each event are judged by the solver.  ``lost_at`` is the seq of the
+    first event after which the position stays unwinnable to the end of the log, found by
+    binary search over the events: it assumes that once unwinnable, the positions of the
+    log stay so.  Along the moves of one line that is true (no move makes a lost position
+    winnable again); an undo can return to a winnable position, and then the search still
+    ends on an event where the verdict turns from winnable to unwinnable, though maybe not
+    the last such event.  The verdicts it used are listed under ``verdicts``.  When a
+    verdict is unknown (the search budget ran out) ``complete`` is false and ``lost_at``
+    null; ``last_winnable`` and ``first_unwinnable`` then bound the spot.
+    """
+    started = time.monotonic()
+    game = Game.replay([Event(events[0][1], events[0][2])])
+    seqs = [events[0][0]]
+    positions = [game.position.copy()]
+    for seq, kind, data in events[1:]:
+        game.apply(Event(kind, data))
+        seqs.append(seq)
+        positions.append(game.position.copy())
+    judged: dict[int, str] = {}
+
+    async def judge(i: int) -> str:
+        if i not in judged:
+            left = total_budget - (time.monotonic() - started)
+            if positions[i].is_won:
+                judged[i] = WINNABLE
+            elif left <= 0.05:
+                cached = solver.peek(positions[i])
+                judged[i] = cached.verdict if cached is not None else UNKNOWN
+            else:
+                found = await solver.verdict(positions[i], min(solver.budget, left))
+                judged[i] = found.verdict
+        return judged[i]
+
+    body: dict[str, Any] = {
+        "status": game.status,
+        "version": game.version,
+        "lost_at": None,
+        "complete": True,
+    }
+    last = len(positions) - 1
+    if game.status == "won":
+        pass
+    elif (end := await judge(last)) != UNWINNABLE:
+        body["complete"] = end == WINNABLE
+    elif await judge(0) == UNWINNABLE:
+        body["lost_at"] = seqs[0]
+    else:
+        lo, hi = 0, last  # judge(lo) is winnable or unknown, judge(hi) unwinnable
+        if judged[0] != WINNABLE:
+            body["complete"] = False
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            verdict = await judge(mid)
+            if verdict == UNWINNABLE:
+                hi = mid
+            elif verdict == WINNABLE:
+                lo = mid
+            else:  # unknown: the spot is after it, or the answer is not exact
+                body["complete"] = False
+                lo = mid
+        if body["complete"]:
+            body["lost_at"] = seqs[hi]
+        else:
+            body["last_winnable"] = max(
+                (seqs[i] for i, v in judged.items() if v == WINNABLE and i < hi), default=None
+            )
+            body["first_unwinnable"] = seqs[hi]
+    body["verdicts"] = [{"seq": seqs[i], "verdict": judged[i]} for i in sorted(judged)]
+    return body
+
+
+def prefetch_opening(solver: Solver, game: dict[str, Any]) -> None:
+    """A new game (its view): search its position in the background, for the first hint."""
+    if game.get("status") == "playing":
+        state = game["state"]
+        cls = VARIANTS[game["variant"]]
+        cards = [[Card.parse(c) for c in column] for column in state["tableau"]]
+        cells = [None if c is None else Card.parse(c) for c in state["cells"]]
+        solver.prefetch(cls(cards, cells, state["foundations"]))
+
+
+def today() -> datetime:
+    return datetime.now(UTC)
+
+
+def daily_view(variant: str, solver: Solver | None = None) -> dict[str, Any]:
+    """The day's deal; its opening is searched in the background (hints come at once)."""
+    day = today().date()
+    deal = table(variant).daily_deal(day)
+    if solver is not None:
+        solver.prefetch(Game.new(variant, deal)[0].position)
+    return {"variant": variant, "deal": deal, "date": day.isoformat()}

@@ -1,0 +1,73 @@
+"""The tables of solvable deals (service/data/deals) and what the service draws from them."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+
+from engine import VARIANTS
+from service.deal_table import DealTable, table, write_table
+
+
+def test_a_table_round_trips_through_its_file(tmp_path: Path) -> None:
+    verdicts = {d: "winnable" for d in range(1, 301)}
+    verdicts.update({7: "unwinnable", 250: "unwinnable", 19: "unknown"})
+    path = write_table("bakers_game", verdicts, "a test", tmp_path)
+    text = path.read_text()
+    assert "checked 1-300" in text and "unsolvable 7 250" in text and "unknown 19" in text
+    loaded = DealTable.load("bakers_game", tmp_path)
+    assert loaded.checked == 300 and loaded.solvable_count == 297
+    assert loaded.solvable(1) is True
+    assert loaded.solvable(7) is False and loaded.solvable(250) is False
+    assert loaded.solvable(19) is None and loaded.solvable(301) is None
+    loaded.learn(301, True)
+    loaded.learn(7, True)  # the table's exact verdict stands
+    assert loaded.solvable(301) is True and loaded.solvable(7) is False
+    with pytest.raises(ValueError):
+        write_table("bakers_game", {1: "winnable", 3: "winnable"}, "a gap", tmp_path)
+
+
+def test_long_lists_wrap(tmp_path: Path) -> None:
+    verdicts = {d: ("unwinnable" if d % 3 == 0 else "winnable") for d in range(1, 1001)}
+    path = write_table("freecell", verdicts, "wrapped", tmp_path)
+    assert max(len(line) for line in path.read_text().splitlines()) <= 100
+    assert DealTable.load("freecell", tmp_path).unsolvable == {d for d in verdicts if d % 3 == 0}
+
+
+def test_random_and_daily_deals_are_known_solvable() -> None:
+    t = DealTable("freecell", 50, unsolvable=range(1, 49), unknown=[49])
+    rng = random.Random(1)
+    assert {t.random_deal(rng) for _ in range(20)} == {50}
+    day = date(2026, 11, 30)
+    assert t.daily_deal(day) == 50
+    empty = DealTable("freecell")
+    with pytest.raises(LookupError):
+        empty.random_deal()
+    with pytest.raises(LookupError):
+        empty.daily_deal(day)
+
+
+def test_the_daily_deal_is_fixed_for_a_day_and_changes_with_it() -> None:
+    t = table("freecell")
+    day = date(2026, 11, 30)
+    assert t.daily_deal(day) == t.daily_deal(day)
+    deals = {t.daily_deal(day + timedelta(days=n)) for n in range(30)}
+    assert len(deals) > 20
+    assert all(t.solvable(d) for d in deals)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_every_game_ships_a_table(variant: str) -> None:
+    t = table(variant)
+    assert t.checked >= 1000, "scripts/solve_deals.py makes the tables"
+    assert t.solvable_count >= 500
+    assert all(1 <= d <= t.checked for d in t.unsolvable | t.unknown)
+
+
+def test_the_known_freecell_verdicts() -> None:
+    t = table("freecell")
+    assert t.checked == 32000
+    assert t.unsolvable == {11982} and not t.unknown  # the well-known result

@@ -1,0 +1,128 @@
+"""The service's solver: Freecell Solver's library or the engine's solver, the verdict cache
+by canonical position, lines remapped and remembered along the way."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from engine import VARIANTS, Game, Move, Position
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE
+from service import fcsolve
+from service.solving import Solver, search, search_board
+
+
+def wins(position: Position, line: tuple[Move, ...] | None) -> bool:
+    assert line is not None
+    pos = position.copy()
+    for move in line:
+        pos.play(move)
+    return pos.is_won
+
+
+def test_the_library_when_installed_else_our_solver() -> None:
+    for game in ("freecell", "bakers_game", "beleaguered_castle"):
+        pos = VARIANTS[game].deal(2)
+        verdict, line, _, how = search(pos, 10.0)
+        assert verdict == WINNABLE and wins(pos, line)
+        assert how == ("fc-solve" if fcsolve.available() else "engine")
+        verdict, line, _, how = search(pos, 10.0, library=False)
+        assert verdict == WINNABLE and wins(pos, line) and how == "engine"
+    pos = VARIANTS["bakers_dozen"].deal(1)
+    verdict, line, _, how = search(pos, 10.0)
+    assert verdict == WINNABLE and wins(pos, line) and how == "engine"  # 13 columns: ours
+
+
+def test_the_library_adapter() -> None:
+    pos = VARIANTS["freecell"].deal(11982)
+    found = fcsolve.solve(pos)
+    if not fcsolve.available():
+        assert found is None  # the service then uses the engine's solver (above)
+        return
+    assert found is not None and found.verdict == UNWINNABLE
+    short = fcsolve.solve(pos, max_iterations=1000)
+    assert short is not None and short.verdict == UNKNOWN  # not "could not solve"
+    assert fcsolve.solve(VARIANTS["bakers_dozen"].deal(1)) is None
+    for game in ("bakers_game", "beleaguered_castle"):
+        pos = VARIANTS[game].deal(6)
+        found = fcsolve.solve(pos, max_seconds=10)
+        assert found is not None and found.verdict == WINNABLE and wins(pos, found.moves)
+        assert all(m.count == 1 for m in found.moves or ())  # atomic moves only
+
+
+def test_a_worker_checks_the_line_and_describes_its_positions() -> None:
+    pos = VARIANTS["freecell"].deal(3)
+    verdict, texts, _, _, steps = search_board("freecell", pos.board_text(), 10.0, False)
+    assert verdict == WINNABLE and texts is not None and len(steps) == len(texts)
+    assert wins(pos, tuple(Move.parse(t) for t in texts))
+
+
+@pytest.fixture
+def solver() -> Iterator[Solver]:
+    s = Solver(5.0, capacity=1000, executor_factory=lambda: ThreadPoolExecutor(1))
+    yield s
+    s.close()
+
+
+async def test_verdicts_are_cached_by_canonical_position(solver: Solver) -> None:
+    cls = VARIANTS["freecell"]
+    pos = cls.deal(5)
+    first = await solver.verdict(pos)
+    assert first.verdict == WINNABLE and not first.cached and wins(pos, first.line)
+    again = await solver.verdict(pos)
+    assert again.cached and again.line == first.line and solver.searches == 1
+    # the same cards, columns and cells in another order: one entry, the line remapped
+    moved = pos.copy()
+    moved.play(Move.parse("t1-c1"))
+    order = [5, 0, 7, 1, 6, 2, 3, 4]
+    shuffled = cls([moved.tableau[i] for i in order], moved.cells[::-1], moved.foundations)
+    await solver.verdict(moved)
+    searches = solver.searches
+    other = await solver.verdict(shuffled)
+    assert other.cached and solver.searches == searches and wins(shuffled, other.line)
+
+
+async def test_positions_along_a_line_answer_at_once(solver: Solver) -> None:
+    game, _ = Game.new("bakers_game", 6, autoplay=False)
+    found = await solver.verdict(game.position)
+    assert found.line is not None and solver.searches == 1
+    for move in found.line[:10]:
+        game.play(move)
+        step = await solver.verdict(game.position)
+        assert step.cached and wins(game.position, step.line)
+    assert solver.searches == 1
+    game.undo()
+    assert (await solver.verdict(game.position)).cached  # undo: at once too
+
+
+async def test_following_hints_with_autoplay_uses_the_cache(solver: Solver) -> None:
+    game, _ = Game.new("freecell", 1, autoplay=True)
+    while game.status != "won":
+        found = await solver.verdict(game.position)
+        assert found.verdict == WINNABLE and found.line
+        solver.remember_after_autoplay(game.position, found)
+        game.play(found.line[0])
+    assert solver.searches <= 3
+
+
+async def test_one_search_for_concurrent_requests(solver: Solver) -> None:
+    pos = VARIANTS["beleaguered_castle"].deal(6)
+    a, b, c = await asyncio.gather(*(solver.verdict(pos) for _ in range(3)))
+    assert solver.searches == 1
+    assert a.line == b.line == c.line and a.verdict == WINNABLE
+
+
+async def test_the_cache_forgets_the_least_recently_used(solver: Solver) -> None:
+    solver.capacity = 5
+    game, _ = Game.new("freecell", 3, autoplay=False)
+    await solver.verdict(game.position)
+    assert len(solver) == 5
+
+
+async def test_a_busy_solver_answers_unknown_at_once(solver: Solver) -> None:
+    solver.max_pending = 0
+    found = await solver.verdict(VARIANTS["freecell"].deal(9))
+    assert found.verdict == UNKNOWN and found.line is None and solver.searches == 0
