@@ -43,4 +43,4 @@ bench: $(STAMP)
 	$(PY) -m bench
 
 clean-db:
-	rm -rf .pgdata .pgdata-test
+	rm -rf .pgdata .pgdata-test .pgdata-bench .pgdata-outage
