@@ -36,24 +36,26 @@ def _worker() -> str:
 
 
 @pytest.fixture(scope="session")
-def template_db(pg_server_url: str) -> str:
-    """A database migrated to head, used as the template of every test's database."""
+def template_db(pg_server_url: str) -> Iterator[str]:
+    """A database migrated to head, used as the template of every test's database;
+    dropped when the session ends."""
     from service.db import with_database
     from service.migrate import upgrade
 
     name = f"solitaire_tmpl_{_worker()}_{os.getpid()}"
 
-    async def create() -> None:
+    async def execute(*statements: str) -> None:
         conn = await asyncpg.connect(pg_server_url)
         try:
-            await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            await conn.execute(f'CREATE DATABASE "{name}"')
+            for statement in statements:
+                await conn.execute(statement)
         finally:
             await conn.close()
 
-    asyncio.run(create())
+    asyncio.run(execute(f'DROP DATABASE IF EXISTS "{name}"', f'CREATE DATABASE "{name}"'))
     upgrade(with_database(pg_server_url, name))
-    return name
+    yield name
+    asyncio.run(execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture
