@@ -4,12 +4,14 @@ database per test made from a migrated template, and the app on aiohttp's test c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import asyncpg
+import psutil
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -52,6 +54,26 @@ def template_db(pg_server_url: str) -> Iterator[str]:
         finally:
             await conn.close()
 
+    async def stale() -> list[str]:
+        """Templates of earlier sessions on this machine whose process is gone (a worker
+        that was stopped before its teardown leaves its template behind)."""
+        conn = await asyncpg.connect(pg_server_url)
+        try:
+            names = await conn.fetch(
+                "SELECT datname FROM pg_database WHERE datname LIKE 'solitaire_tmpl_%'"
+            )
+        finally:
+            await conn.close()
+        gone = []
+        for (db,) in names:
+            pid = db.rsplit("_", 1)[-1]
+            if pid.isdigit() and not psutil.pid_exists(int(pid)):
+                gone.append(db)
+        return gone
+
+    for db in asyncio.run(stale()):
+        with contextlib.suppress(asyncpg.PostgresError):  # another worker dropped it first
+            asyncio.run(execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'))
     asyncio.run(execute(f'DROP DATABASE IF EXISTS "{name}"', f'CREATE DATABASE "{name}"'))
     upgrade(with_database(pg_server_url, name))
     yield name
