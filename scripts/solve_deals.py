@@ -46,14 +46,13 @@ def verdict_of(
     iterations: int,
     seconds: float,
     heuristics: tuple[Weights, ...] | None = None,
+    preset: str = fcsolve.REFERENCE_PRESET,
 ) -> tuple[str, str]:
     solution: Solution | None = None
     how = "ours"
     if not ours and fcsolve.available():
-        solution = fcsolve.solve(
-            pos, max_iterations=iterations, max_seconds=seconds, preset=fcsolve.REFERENCE_PRESET
-        )
-        how = "fc-solve"
+        solution = fcsolve.solve(pos, max_iterations=iterations, max_seconds=seconds, preset=preset)
+        how = "fc-solve" if preset == fcsolve.REFERENCE_PRESET else f"fc-solve/{preset}"
     if solution is None:
         solution = solve(pos, max_states=states, max_seconds=seconds, heuristics=heuristics)
         how = "ours"
@@ -89,6 +88,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=2_000_000, help="fc-solve's budget")
     parser.add_argument("--seconds", type=float, default=20.0, help="per deal, at most")
     parser.add_argument("--ours", action="store_true", help="use the engine's solver only")
+    parser.add_argument(
+        "--preset",
+        default=fcsolve.REFERENCE_PRESET,
+        choices=[fcsolve.REFERENCE_PRESET, fcsolve.DEFAULT_PRESET],
+        help="fc-solve's preset (atomic-moves ones only, whose verdicts are exact); a second "
+        "run with the other one over the same range settles some unknown deals",
+    )
     parser.add_argument("--progress", type=Path, default=None)
     parser.add_argument(
         "--heuristics",
@@ -129,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
                 break
             verdict, how = verdict_of(
                 cls.deal(deal), ours=ours, states=args.states, iterations=args.iterations,
-                seconds=args.seconds, heuristics=heuristics,
+                seconds=args.seconds, heuristics=heuristics, preset=args.preset,
             )  # fmt: skip
             done[deal] = verdict
             out.write(f"{deal}\t{verdict}\t{how}\n")
@@ -143,7 +149,10 @@ def main(argv: list[str] | None = None) -> None:
     names = {"fc-solve": "Freecell Solver 5's library (crooked-nose)", "ours": "engine.solver"}
     counts: dict[str, int] = {}
     for deal in verdicts:
-        name = names.get(solved_by.get(deal, "?"), "an earlier table")
+        by = solved_by.get(deal, "?")
+        name = names.get(by, "an earlier table")
+        if by.startswith("fc-solve/"):
+            name = f"Freecell Solver 5's library ({by.partition('/')[2]})"
         counts[name] = counts.get(name, 0) + 1
     how = "; ".join(f"{name} for {n} deals" for name, n in sorted(counts.items()))
     path = write_table(variant, verdicts, how, args.table_dir)
