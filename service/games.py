@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 import orjson
 
@@ -223,11 +223,18 @@ def _move_view(m: Move) -> dict[str, Any]:
 # ---------------------------------------------------------------- deals
 
 
+# Games whose deals known to have no solution are not dealt even when asked for by number:
+# FreeCell's 11982 is set aside outright (seed 004: no deal asks the player to guess).  In
+# the other games a deal with no solution is still a deal players share and may play; only
+# random and daily deals are drawn from the solvable ones.
+REFUSES_UNSOLVABLE: Final = frozenset({"freecell"})
+
+
 def check_deal(variant: str, deal: int) -> None:
     find_variant(variant)
     if not 1 <= deal <= MAX_DEAL:
         raise Unprocessable(f"deal numbers run from 1 to {MAX_DEAL}; {deal} is not one")
-    if deal_table(variant).solvable(deal) is False:
+    if variant in REFUSES_UNSOLVABLE and deal_table(variant).solvable(deal) is False:
         raise Unprocessable(
             f"{VARIANTS[variant].title} deal {deal} has no solution; choose another deal"
         )
