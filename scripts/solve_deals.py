@@ -6,7 +6,8 @@
 Deals are solved in order from ``--first`` (default: where the table stops) and each verdict
 is appended to a progress file (``--progress``, default /tmp/solve_deals/<variant>.tsv), so
 a run that is stopped, or runs out of ``--minutes``, is continued by running it again; the
-table is rewritten from the progress file at the end of every run.
+table is rewritten from the progress file at the end of every run.  Runs over disjoint
+ranges (``--first``/``--last``) may share the progress file, one per core.
 
 Solvers: FreeCell, Baker's Game and Beleaguered Castle use Freecell Solver's library with
 the atomic-moves preset ``crooked-nose`` (exact verdicts: its search covers every legal
@@ -142,6 +143,8 @@ def main(argv: list[str] | None = None) -> None:
             solved_by[deal] = how
             out.flush()
             count += 1
+    # read back what every run wrote (runs over other ranges may share the progress file)
+    done, solved_by = read_progress(progress)
     checked = 0
     while checked + 1 in done:
         checked += 1
