@@ -43,8 +43,10 @@ SEED = [
               60000 + (i * 7919) % 20000 * 50
        FROM generate_series(1, $1) AS i""",
     """INSERT INTO leaderboard_entries
-           (variant, deal, player_id, game_id, elapsed_ms, moves, undos, finished_at)
-       SELECT variant, deal, player_id, id, elapsed_ms, moves, undos, finished_at
+           (variant, deal, board, player_id, game_id, elapsed_ms, moves, undos, assisted,
+            verified, finished_at)
+       SELECT variant, deal, 'default', player_id, id, elapsed_ms, moves, undos, false, true,
+              finished_at
        FROM games WHERE variant = 'freecell' AND deal = 617 AND status = 'won'""",
 ]
 
@@ -70,7 +72,7 @@ async def timed(action: Callable[[], Awaitable[object]], repeats: int) -> list[f
 
 async def main() -> None:
     from service import leaderboards
-    from service.games import Player
+    from service.players import Player
     from service.store import EventStore, create_pool
     from service.uow import GameCache, UnitOfWork
 

@@ -8,7 +8,7 @@
    * the engine's solver (engine/solver.py), up to BENCH_SOLVER_SECONDS a deal.
    Prints the verdicts (agreeing, disagreeing, unknown) and the median time per deal of
    each, with the ratios.  A disagreement between two exact verdicts fails the benchmark.
-2. The service (a subprocess on a fresh database): median latency of ``GET /hint`` on
+2. The service (a subprocess on a fresh database): median latency of ``POST /hint`` on
    opening positions never asked before, against ``POST /moves`` on the same games: asked
    at once with nothing cached (SOLVER_PREFETCH=false), with the library and with the
    engine's solver only (SOLVER_LIBRARY=false); then as the service runs by default, where
@@ -147,7 +147,7 @@ async def hint_latency(library: bool, prefetch: bool, pause: float) -> None:
                         gid = (await r.json())["id"]
                     await asyncio.sleep(pause)  # a player looks at the deal first
                     t0 = time.perf_counter()
-                    async with s.get(f"{base}/v1/games/{gid}/hint") as r:
+                    async with s.post(f"{base}/v1/games/{gid}/hint", json={}, headers=auth) as r:
                         h = await r.json()
                     t1 = time.perf_counter()
                     if warm:  # the first search starts the worker process

@@ -14,6 +14,9 @@ Events are plain data (a type and a JSON-able dict) that the service stores verb
                   automatic moves follow as ``CardMoved`` events with ``auto`` true.
 ``GameWon``       ``{}``
 ``GameAbandoned`` ``{}``
+``HintGiven``     ``{"verdict": "winnable", "move": {"from", "to", "count"} | null,
+                  "moves_to_win": 87 | null}`` a hint the player asked for; it changes
+                  nothing on the board, and makes the game assisted.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ MOVE_UNDONE: Final = "MoveUndone"
 MOVE_REDONE: Final = "MoveRedone"
 GAME_WON: Final = "GameWon"
 GAME_ABANDONED: Final = "GameAbandoned"
+HINT_GIVEN: Final = "HintGiven"
 EVENT_TYPES: Final = (
     GAME_CREATED,
     CARD_MOVED,
@@ -40,7 +44,22 @@ EVENT_TYPES: Final = (
     MOVE_REDONE,
     GAME_WON,
     GAME_ABANDONED,
+    HINT_GIVEN,
 )
+
+
+HINT_VERDICTS: Final = ("winnable", "unwinnable", "unknown")
+
+
+def _hint_data(verdict: str, move: Move | None, moves_to_win: int | None) -> dict[str, Any]:
+    if verdict not in HINT_VERDICTS:
+        raise InvalidMove(f"a hint's verdict is one of {', '.join(HINT_VERDICTS)}")
+    return {
+        "verdict": verdict,
+        "move": None if move is None else
+        {"from": move.source, "to": move.target, "count": move.count},
+        "moves_to_win": moves_to_win,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +92,7 @@ class Game:
         "_turns",
         "autoplay",
         "deal",
+        "hints",
         "position",
         "undos",
         "variant",
@@ -85,6 +105,7 @@ class Game:
     autoplay: bool
     version: int
     undos: int
+    hints: int
 
     def __init__(self, variant: str, deal: int, autoplay: bool = True) -> None:
         """The opening position of the deal, before any event; prefer :meth:`new`."""
@@ -97,6 +118,7 @@ class Game:
         self.autoplay = autoplay
         self.version = 0
         self.undos = 0
+        self.hints = 0
         self._state = "playing"  # or "won", "abandoned"
         self._opening = 0  # automatic moves before the first player move
         self._turns: list[int] = []  # per player move in effect: 1 + its automatic moves
@@ -181,6 +203,7 @@ class Game:
         new.autoplay = self.autoplay
         new.version = self.version
         new.undos = self.undos
+        new.hints = self.hints
         new._state = self._state
         new._opening = self._opening
         new._turns = self._turns[:]
@@ -210,6 +233,11 @@ class Game:
     def moves(self) -> int:
         """Player moves in the current line of play."""
         return len(self._turns)
+
+    @property
+    def assisted(self) -> bool:
+        """True once a hint was given."""
+        return self.hints > 0
 
     @property
     def can_undo(self) -> bool:
@@ -342,6 +370,15 @@ class Game:
         self.version += 1
         return [Event(GAME_ABANDONED, {})]
 
+    def give_hint(self, verdict: str, move: Move | None, moves_to_win: int | None) -> list[Event]:
+        """Record a hint (the solver's verdict on the current position and its first move)."""
+        self._live()
+        if move is not None:
+            move = self.position.check(move)
+        self.hints += 1
+        self.version += 1
+        return [Event(HINT_GIVEN, _hint_data(verdict, move, moves_to_win))]
+
     # ------------------------------------------------------------------ replay
 
     def apply(self, event: Event | Mapping[str, Any], check: bool = False) -> None:
@@ -396,6 +433,15 @@ class Game:
             if check:
                 self._live()
             self._state = "abandoned"
+        elif kind == HINT_GIVEN:
+            if check:
+                self._live()
+                if data.get("verdict") not in HINT_VERDICTS:
+                    raise InvalidMove(f"a hint's verdict is one of {', '.join(HINT_VERDICTS)}")
+                hinted = data.get("move")
+                if hinted is not None:
+                    pos.check(move_of(hinted["from"], hinted["to"], hinted.get("count", 1)))
+            self.hints += 1
         elif kind == GAME_CREATED:
             raise InvalidMove("GameCreated can only be the first event of a game")
         else:

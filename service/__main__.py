@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "verify":
         from .verify import main as verify
 
-        return verify(url)
+        return verify(url, settings.min_median_move_ms)
     settings = settings.model_copy(update={"database_url": url})
     try:
         import uvloop

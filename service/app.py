@@ -56,7 +56,8 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/games/{game_id}/events", games.events)
     r.add_get("/v1/games/{game_id}/stream", stream.stream)
     r.add_get("/v1/deals/{variant}/{deal}", games.deal)
-    r.add_get("/v1/games/{game_id}/hint", solver.hint)
+    r.add_get("/v1/games/{game_id}/hint", solver.hint_after)
+    r.add_post("/v1/games/{game_id}/hint", solver.hint)
     r.add_get("/v1/games/{game_id}/analysis", solver.analysis)
     r.add_get("/v1/daily/{variant}", solver.daily)
     r.add_get("/", webclient.index)
@@ -110,7 +111,8 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
         pool = await create_pool(url, settings.pool_min, settings.pool_max)
         app[DSN_KEY] = url
         app[UOW_KEY] = UnitOfWork(
-            store=EventStore(pool, settings.db_timeout), games=GameCache(settings.cache_games)
+            store=EventStore(pool, settings.db_timeout, settings.min_median_move_ms),
+            games=GameCache(settings.cache_games),
         )
         yield
         await pool.close()

@@ -22,10 +22,11 @@ from typing import Any
 
 import asyncpg
 
-from engine import MAX_DEAL, find_variant
+from engine import find_variant
 
-from .errors import BadRequest, NotFound, Unprocessable
-from .games import Player
+from .deals import check_deal_number
+from .errors import BadRequest, NotFound
+from .players import Player
 from .uow import UnitOfWork
 
 AROUND = 5  # entries shown above and below the caller's own with around=me
@@ -35,7 +36,8 @@ MICROSECOND = timedelta(microseconds=1)
 BoardKey = tuple[int, int, datetime, uuid.UUID]  # elapsed_ms, moves, finished_at, player_id
 
 _ENTRY = (
-    "e.player_id, p.name, e.game_id, e.elapsed_ms, e.moves, e.undos, e.finished_at"
+    "e.player_id, p.name, e.game_id, e.elapsed_ms, e.moves, e.undos, e.finished_at,"
+    " e.assisted, e.verified"
 )
 _KEY = "(e.elapsed_ms, e.moves, e.finished_at, e.player_id)"
 _ORDER = "e.elapsed_ms, e.moves, e.finished_at, e.player_id"
@@ -44,7 +46,7 @@ _ORDER = "e.elapsed_ms, e.moves, e.finished_at, e.player_id"
 BOARD_FIRST = f"""
 SELECT {_ENTRY}
 FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
-WHERE e.variant = $1 AND e.deal = $2
+WHERE e.variant = $1 AND e.deal = $2 AND e.board = $4
 ORDER BY {_ORDER}
 LIMIT $3
 """
@@ -52,7 +54,7 @@ LIMIT $3
 BOARD_AFTER = f"""
 SELECT {_ENTRY}
 FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
-WHERE e.variant = $1 AND e.deal = $2 AND {_KEY} > ($4, $5, $6, $7)
+WHERE e.variant = $1 AND e.deal = $2 AND e.board = $8 AND {_KEY} > ($4, $5, $6, $7)
 ORDER BY {_ORDER}
 LIMIT $3
 """
@@ -60,7 +62,7 @@ LIMIT $3
 MY_ENTRY = f"""
 SELECT {_ENTRY}
 FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
-WHERE e.variant = $1 AND e.deal = $2 AND e.player_id = $3
+WHERE e.variant = $1 AND e.deal = $2 AND e.player_id = $3 AND e.board = $4
 """
 
 # The count of entries ahead of the key $3..$6, in board order: so the plan is an
@@ -70,7 +72,7 @@ WHERE e.variant = $1 AND e.deal = $2 AND e.player_id = $3
 RANK_BEFORE = f"""
 SELECT count(*) FROM (
     SELECT 1 FROM leaderboard_entries e
-    WHERE e.variant = $1 AND e.deal = $2 AND {_KEY} < ($3, $4, $5, $6)
+    WHERE e.variant = $1 AND e.deal = $2 AND e.board = $7 AND {_KEY} < ($3, $4, $5, $6)
     ORDER BY {_ORDER}
 ) AS ahead
 """
@@ -78,7 +80,7 @@ SELECT count(*) FROM (
 ABOVE = f"""
 SELECT {_ENTRY}
 FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
-WHERE e.variant = $1 AND e.deal = $2 AND {_KEY} < ($4, $5, $6, $7)
+WHERE e.variant = $1 AND e.deal = $2 AND e.board = $8 AND {_KEY} < ($4, $5, $6, $7)
 ORDER BY e.elapsed_ms DESC, e.moves DESC, e.finished_at DESC, e.player_id DESC
 LIMIT $3
 """
@@ -89,7 +91,8 @@ PLAYER = "SELECT id, name, created_at FROM players WHERE id = $1"
 
 PLAYER_COUNTS = """
 SELECT count(*) AS played,
-       count(*) FILTER (WHERE status = 'won') AS won,
+       count(*) FILTER (WHERE status = 'won' AND hints = 0) AS won,
+       count(*) FILTER (WHERE status = 'won' AND hints > 0) AS won_assisted,
        count(*) FILTER (WHERE status = 'abandoned') AS abandoned,
        count(*) FILTER (WHERE status = 'blocked') AS blocked,
        count(*) FILTER (WHERE status = 'playing') AS playing
@@ -116,7 +119,7 @@ FROM runs
 
 PLAYER_ENTRIES = """
 SELECT variant, deal, game_id, elapsed_ms, moves, undos, finished_at
-FROM leaderboard_entries WHERE player_id = $1
+FROM leaderboard_entries WHERE player_id = $1 AND board = 'default'
 ORDER BY variant, deal
 """
 
@@ -201,8 +204,7 @@ def parse_games_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
 def check_board(variant: str, deal: int) -> str:
     """The variant's id; UnknownVariant (400) or Unprocessable (422) for a bad deal."""
     name = find_variant(variant).name
-    if not 1 <= deal <= MAX_DEAL:
-        raise Unprocessable(f"deal numbers run from 1 to {MAX_DEAL}; {deal} is not one")
+    check_deal_number(deal)
     return name
 
 
@@ -222,6 +224,8 @@ def _entry(row: asyncpg.Record, rank: int) -> dict[str, Any]:
         "elapsed_ms": row["elapsed_ms"],
         "moves": row["moves"],
         "undos": row["undos"],
+        "assisted": row["assisted"],
+        "verified": row["verified"],
         "game_id": _uuid(row["game_id"]),
         "finished_at": row["finished_at"],
     }
@@ -235,26 +239,49 @@ def _page(rows: Sequence[asyncpg.Record], first_rank: int, limit: int) -> dict[s
     return {"entries": entries, "next": last}
 
 
+def board_name(assisted: bool = False, no_undo: bool = False) -> str:
+    """Which of a deal's boards (migrations/sql/0004_boards.sql, win_boards): by default
+    wins with no hint at a hand's pace; `assisted` lists every win; `no_undo` only wins
+    with no undo."""
+    name = "assisted" if assisted else "default"
+    if no_undo:
+        return "no_undo" if name == "default" else "assisted_no_undo"
+    return name
+
+
 async def board(
-    uow: UnitOfWork, variant: str, deal: int, limit: int = 20, cursor: str | None = None
+    uow: UnitOfWork,
+    variant: str,
+    deal: int,
+    limit: int = 20,
+    cursor: str | None = None,
+    kind: str = "default",
 ) -> dict[str, Any]:
-    """One page of the deal's board, fastest first; `next` continues after its last entry."""
+    """One page of the deal's board `kind` (board_name), fastest first; `next` continues
+    after its last entry."""
     variant = check_board(variant, deal)
     timeout = uow.store.timeout
     if cursor:
         after, rank = parse_board_cursor(cursor)
         async with uow.store.connection() as conn:
-            rows = await conn.fetch(BOARD_AFTER, variant, deal, limit + 1, *after, timeout=timeout)
+            rows = await conn.fetch(
+                BOARD_AFTER, variant, deal, limit + 1, *after, kind, timeout=timeout
+            )
     else:
         rank = 0
         async with uow.store.connection() as conn:
-            rows = await conn.fetch(BOARD_FIRST, variant, deal, limit + 1, timeout=timeout)
+            rows = await conn.fetch(BOARD_FIRST, variant, deal, limit + 1, kind, timeout=timeout)
     first_rank = rank + 1
-    return {"variant": variant, "deal": deal, **_page(rows, first_rank, limit)}
+    return {"variant": variant, "deal": deal, "board": kind, **_page(rows, first_rank, limit)}
 
 
 async def board_around(
-    uow: UnitOfWork, variant: str, deal: int, player: Player, around: int = AROUND
+    uow: UnitOfWork,
+    variant: str,
+    deal: int,
+    player: Player,
+    around: int = AROUND,
+    kind: str = "default",
 ) -> dict[str, Any]:
     """The caller's entry with `around` entries above and below it, and its rank."""
     variant = check_board(variant, deal)
@@ -263,20 +290,25 @@ async def board_around(
         uow.store.connection() as conn,
         conn.transaction(isolation="repeatable_read", readonly=True),
     ):
-        mine = await conn.fetchrow(MY_ENTRY, variant, deal, player.id, timeout=timeout)
+        mine = await conn.fetchrow(MY_ENTRY, variant, deal, player.id, kind, timeout=timeout)
         if mine is None:
             raise NotFound(
                 f"{player.name} has no entry on this board: only games won on deal {deal}"
                 f" of {variant} count; win one first"
             )
         key = _key(mine)
-        before: int = await conn.fetchval(RANK_BEFORE, variant, deal, *key, timeout=timeout)
-        above = await conn.fetch(ABOVE, variant, deal, around, *key, timeout=timeout)
-        below = await conn.fetch(BELOW, variant, deal, around + 1, *key, timeout=timeout)
+        before: int = await conn.fetchval(
+            RANK_BEFORE, variant, deal, *key, kind, timeout=timeout
+        )
+        above = await conn.fetch(ABOVE, variant, deal, around, *key, kind, timeout=timeout)
+        below = await conn.fetch(BELOW, variant, deal, around + 1, *key, kind, timeout=timeout)
     rank = before + 1
     rows = [*reversed(above), mine, *below]
     page = _page(rows, rank - len(above), len(above) + 1 + around)
-    return {"variant": variant, "deal": deal, **page, "rank": rank, "me": _entry(mine, rank)}
+    return {
+        "variant": variant, "deal": deal, "board": kind, **page, "rank": rank,
+        "me": _entry(mine, rank),
+    }
 
 
 # ---------------------------------------------------------------- players
@@ -319,6 +351,7 @@ async def player_record(uow: UnitOfWork, player_id: str | uuid.UUID) -> dict[str
         "created_at": who["created_at"],
         "games_played": played,
         "won": counts["won"],
+        "won_assisted": counts["won_assisted"],
         "abandoned": counts["abandoned"],
         "blocked": counts["blocked"],
         "playing": counts["playing"],

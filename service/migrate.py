@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from alembic import command
 from alembic.config import Config
 
@@ -17,3 +19,22 @@ def alembic_config(database_url: str) -> Config:
 
 def upgrade(database_url: str) -> None:
     command.upgrade(alembic_config(database_url), "head")
+
+
+SQL = ROOT / "migrations" / "sql"
+
+
+def sql_statements(name: str) -> list[str]:
+    """The statements of migrations/sql/{name}: the write path's functions, one file per
+    version, so that a change to one is a diff a reviewer reads. Each statement of such a
+    file ends with `$$;` (a function body)."""
+    text = (SQL / name).read_text()
+    return [s for s in re.split(r"(?<=\$\$;)\n", text) if s.strip()]
+
+
+def run_sql(name: str) -> None:
+    """Inside a migration: run migrations/sql/{name}."""
+    from alembic import op
+
+    for statement in sql_statements(name):
+        op.execute(statement)

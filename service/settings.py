@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     # open at once per client address (README: Faults, retries and abuse)
     rate_address_writes_per_minute: int = 3000
     rate_streams_per_address: int = 100
+    # a win whose median time between the player's own moves is shorter than this (in
+    # milliseconds) is "verified": false and stays off the default boards; 0 switches off
+    min_median_move_ms: int = Field(default=200, ge=0)
     log_requests: bool = True
     # heartbeat interval of live streams, in seconds
     ws_heartbeat: float = 20.0

@@ -45,6 +45,7 @@ class Replayed:
     request_hash: str
     status: int
     response: dict[str, Any]
+    at: datetime  # when the first answer's write was made
 
 
 def _dumps(value: Any) -> str:
@@ -89,17 +90,34 @@ async def create_pool(dsn: str, min_size: int = 4, max_size: int = 16) -> asyncp
 
 
 RECORD_SQL = (
-    "SELECT replayed, request_hash, http_status, response FROM record_events("
+    "SELECT replayed, request_hash, http_status, response, at, created_at, finished_at,"
+    " elapsed_ms FROM record_events("
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What record_events did: the key's earlier answer (nothing appended), or the write's
+    time from the database's clock with the game's creation and finish times."""
+
+    replayed: Replayed | None
+    at: datetime
+    created_at: datetime | None
+    finished_at: datetime | None
+    elapsed_ms: int | None
 
 
 class EventStore:
     """Reads and appends game events; every call is one round trip."""
 
-    def __init__(self, pool: asyncpg.Pool, timeout: float = 5.0) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, timeout: float = 5.0, min_median_move_ms: int = 200
+    ) -> None:
         self.pool = pool
         self.timeout = timeout
+        # a win whose player's median time between moves is shorter is unverified
+        self.min_median_move_ms = min_median_move_ms
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[asyncpg.Connection]:
@@ -125,7 +143,6 @@ class EventStore:
         game_id: uuid.UUID,
         first_seq: int,
         events: Sequence[dict[str, Any]],
-        at: datetime,
         player_id: uuid.UUID,
         variant: str,
         deal: int,
@@ -133,40 +150,48 @@ class EventStore:
         status: str,
         moves: int,
         undos: int,
+        hints: int,
         foundation_cards: int,
-        finished_at: datetime | None,
-        elapsed_ms: int | None,
+        finish: str,
         key: str | None = None,
         request_hash: str | None = None,
         http_status: int | None = None,
         response: dict[str, Any] | None = None,
-    ) -> Replayed | None:
-        """Append events at first_seq… with the projection and the idempotency record.
+    ) -> Recorded:
+        """Append events at first_seq… with the projection, the idempotency record and, for
+        a win, the board entries (migrations/sql/0004_record_events.sql).
 
-        All or nothing, in one statement. Returns the earlier answer when the key was
+        All or nothing, in one statement. `finish` is 'now', 'keep' or 'none' (what the
+        write does to the game's finish time). Returns the earlier answer when the key was
         already used (and appends nothing); raises VersionConflict when first_seq is taken.
         """
         async with self.connection() as conn:
             row = await conn.fetchrow(
-                RECORD_SQL, game_id, first_seq, list(events), at, player_id, variant, deal,
-                autoplay, status, moves, undos, foundation_cards, finished_at, elapsed_ms,
-                key, request_hash, http_status, response, timeout=self.timeout,
+                RECORD_SQL, game_id, first_seq, list(events), player_id, variant, deal,
+                autoplay, status, moves, undos, hints, foundation_cards, finish,
+                self.min_median_move_ms, key, request_hash, http_status, response,
+                timeout=self.timeout,
             )
         assert row is not None
         if row["replayed"]:
-            return Replayed(row["request_hash"], row["http_status"], row["response"])
-        return None
+            replayed = Replayed(
+                row["request_hash"], row["http_status"], row["response"], row["at"]
+            )
+            return Recorded(replayed, row["at"], None, None, None)
+        return Recorded(
+            None, row["at"], row["created_at"], row["finished_at"], row["elapsed_ms"]
+        )
 
     async def find_key(self, player_id: uuid.UUID, key: str) -> Replayed | None:
         async with self.connection() as conn:
             row = await conn.fetchrow(
-                "SELECT request_hash, status, response FROM idempotency_keys"
+                "SELECT request_hash, status, response, created_at FROM idempotency_keys"
                 " WHERE player_id = $1 AND key = $2",
                 player_id, key, timeout=self.timeout,
             )
         if row is None:
             return None
-        return Replayed(row["request_hash"], row["status"], row["response"])
+        return Replayed(row["request_hash"], row["status"], row["response"], row["created_at"])
 
     async def read_events(
         self, game_id: uuid.UUID, after: int = 0, limit: int | None = None

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import asyncpg
 import orjson
 
-from .games import event_view
+from .queries import event_view
 from .store import EventStore, StoredEvent
 
 log = logging.getLogger("service.stream")

@@ -50,6 +50,7 @@ games = Table(
     Column("undos", Integer, nullable=False),
     Column("foundation_cards", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("hints", Integer, nullable=False, server_default=text("0")),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True), nullable=True),
     Column("elapsed_ms", BigInteger, nullable=True),
@@ -85,8 +86,8 @@ idempotency_keys = Table(
     Index("idempotency_keys_created", "created_at"),
 )
 
-# Each player's best won game of each deal, written by record_events in the transaction of
-# the winning move (migrations/versions/0002_leaderboards.py).
+# Each player's best won game of each deal on each board, written by record_win in the
+# transaction of the winning move (migrations/sql/0004_boards.sql says which boards).
 leaderboard_entries = Table(
     "leaderboard_entries",
     metadata,
@@ -98,10 +99,19 @@ leaderboard_entries = Table(
     Column("moves", Integer, nullable=False),
     Column("undos", Integer, nullable=False),
     Column("finished_at", DateTime(timezone=True), nullable=False),
-    PrimaryKeyConstraint("variant", "deal", "player_id", name="leaderboard_entries_pkey"),
+    Column("board", Text, nullable=False),
+    Column("assisted", Boolean, nullable=False),
+    Column("verified", Boolean, nullable=False),
+    PrimaryKeyConstraint(
+        "variant", "deal", "board", "player_id", name="leaderboard_entries_pkey"
+    ),
+    CheckConstraint(
+        "board IN ('default', 'no_undo', 'assisted', 'assisted_no_undo')",
+        name="leaderboard_entries_board_check",
+    ),
     Index(
         "leaderboard_entries_board",
-        "variant", "deal", "elapsed_ms", "moves", "finished_at", "player_id",
+        "variant", "deal", "board", "elapsed_ms", "moves", "finished_at", "player_id",
     ),
-    Index("leaderboard_entries_player", "player_id", "variant", "deal"),
+    Index("leaderboard_entries_player", "player_id", "board", "variant", "deal"),
 )

@@ -26,7 +26,8 @@ class LiveGame:
 
 
 class GameCache:
-    """Least-recently-used positions by game id."""
+    """Least-recently-used positions by game id, that only move forward: a put never
+    replaces a copy with an older version (a read that raced a write keeps the write's)."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
@@ -38,11 +39,17 @@ class GameCache:
             self._items.move_to_end(game_id)
         return live
 
-    def put(self, game_id: uuid.UUID, live: LiveGame) -> None:
+    def put(self, game_id: uuid.UUID, live: LiveGame) -> LiveGame:
+        """Keep `live` unless a newer version is kept already; returns the one kept."""
+        held = self._items.get(game_id)
+        if held is not None and held.game.version > live.game.version:
+            self._items.move_to_end(game_id)
+            return held
         self._items[game_id] = live
         self._items.move_to_end(game_id)
         while len(self._items) > self.capacity:
             self._items.popitem(last=False)
+        return live
 
     def drop(self, game_id: uuid.UUID) -> None:
         self._items.pop(game_id, None)

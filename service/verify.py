@@ -1,5 +1,12 @@
 """`python -m service verify`: replay every stored game and compare it with what was derived
-from it: its `games` row (the projection) and its player's leaderboard entry.
+from it: its `games` row (the projection) and its player's leaderboard entries.
+
+Beyond the rules of each move, the log itself is checked: with autoplay on, every write
+left no safe automatic move unplayed; with autoplay off, no move is automatic; every hint
+names a legal move of its position. The board entries are checked for the boards each
+win belongs on (hinted or not, undone or not, played at a hand's pace or not: the pace is
+the median time between the player's own moves, measured on the log, against
+MIN_MEDIAN_MOVE_MS as this run is configured).
 
 The event log is the truth; the projection and the leaderboards are written from it in the
 same transaction (record_events), so any difference is a bug or damage. Every game is
@@ -10,6 +17,8 @@ differences. Prints each difference and a summary; exit code 1 when there is any
 
 from __future__ import annotations
 
+import itertools
+import statistics
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,17 +28,17 @@ from typing import Any
 import asyncpg
 
 from engine import EngineError, Event, Game
+from engine.game import CARD_MOVED, GAME_CREATED, MOVE_REDONE, MOVE_UNDONE
 
-from .games import FINISHED, elapsed_ms
+from .queries import elapsed_ms, finished_at_after
 from .store import _init_connection
 from .uow import LiveGame
 
 BATCH = 500
-GAME_CREATED = "GameCreated"
 # the projection's columns compared with the replay, in the order they are reported
 COLUMNS = (
     "player_id", "variant", "deal", "autoplay", "status", "version", "moves", "undos",
-    "foundation_cards", "created_at", "updated_at", "finished_at", "elapsed_ms",
+    "hints", "foundation_cards", "created_at", "updated_at", "finished_at", "elapsed_ms",
 )
 
 
@@ -68,6 +77,8 @@ class Win:
     moves: int
     undos: int
     finished_at: datetime
+    assisted: bool
+    pace_ms: float | None  # the median time between the player's own moves
 
     @property
     def rank_key(self) -> tuple[int, int, datetime]:
@@ -75,7 +86,20 @@ class Win:
         return self.elapsed_ms, self.moves, self.finished_at
 
 
-def replay(events: Sequence[asyncpg.Record]) -> dict[str, Any]:
+def pace_ms(events: Sequence[Any]) -> float | None:
+    """The median time in milliseconds between the player's own actions (moves, undos,
+    redos), counted from the game's creation; None when the player made none (as the
+    database's game_median_move_ms measures it)."""
+    times = [
+        e["at"] for e in events
+        if e["seq"] == 1 or e["type"] in (MOVE_UNDONE, MOVE_REDONE)
+        or (e["type"] == CARD_MOVED and not e["data"].get("auto"))
+    ]
+    gaps = [(b - a).total_seconds() * 1000 for a, b in itertools.pairwise(times)]
+    return statistics.median(gaps) if gaps else None
+
+
+def replay(events: Sequence[Any]) -> dict[str, Any]:
     """What the projection of these events (one game's log, by seq) must hold.
 
     finished_at follows the service's rule (games._after_change): the time of the write
@@ -99,27 +123,34 @@ def replay(events: Sequence[asyncpg.Record]) -> dict[str, Any]:
         raise ValueError(f"GameCreated cannot be replayed: {exc!r}") from None
     finished: datetime | None = None
     before = "playing"  # the status before the write being replayed
+    notes: list[str] = []  # what the log gets wrong beyond the rules of each move
 
-    def end_of_write(at: datetime) -> None:
+    def end_of_write(at: datetime, seq: int) -> None:
         nonlocal finished, before
-        status = game.status
-        if status in FINISHED or status == "blocked":
-            if status != before or finished is None:
-                finished = at
-        else:
-            finished = None
-        before = status
+        finished = finished_at_after(before, LiveGame(game, None, first["at"], finished), at)  # type: ignore[arg-type]
+        before = game.status
+        if game.autoplay and not game.is_over:
+            left = game.position.auto_move()
+            if left is not None:
+                notes.append(
+                    f"autoplay is on, but after event {seq} the automatic move {left} was"
+                    " not played"
+                )
 
     write_at = first["at"]
+    last_seq = 1
     for e in events[1:]:
         if e["at"] != write_at:
-            end_of_write(write_at)
+            end_of_write(write_at, last_seq)
             write_at = e["at"]
+        last_seq = e["seq"]
+        if e["type"] == CARD_MOVED and e["data"].get("auto") and not game.autoplay:
+            notes.append(f"event {e['seq']} is an automatic move, but autoplay is off")
         try:
             game.apply(Event(e["type"], e["data"]), check=True)
         except (EngineError, KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"event {e['seq']} ({e['type']}) breaks the rules: {exc}") from None
-    end_of_write(write_at)
+    end_of_write(write_at, last_seq)
     live = LiveGame(game, _uuid(data.get("player_id")), first["at"], finished)
     return {
         "player_id": live.player_id,
@@ -130,11 +161,14 @@ def replay(events: Sequence[asyncpg.Record]) -> dict[str, Any]:
         "version": game.version,
         "moves": game.moves,
         "undos": game.undos,
+        "hints": game.hints,
         "foundation_cards": game.position.foundation_cards,
         "created_at": first["at"],
         "updated_at": events[-1]["at"],
         "finished_at": finished,
-        "elapsed_ms": elapsed_ms(live),
+        "elapsed_ms": elapsed_ms(live.created_at, live.finished_at),
+        "pace_ms": pace_ms(events),
+        "notes": notes,
     }
 
 
@@ -166,12 +200,31 @@ def compare(row: asyncpg.Record, expected: dict[str, Any]) -> list[str]:
 
 
 class Verifier:
-    def __init__(self, conn: asyncpg.Connection, batch: int = BATCH) -> None:
+    def __init__(
+        self, conn: asyncpg.Connection, batch: int = BATCH, min_median_move_ms: int = 200
+    ) -> None:
         self.conn = conn
         self.batch = batch
+        self.min_median_move_ms = min_median_move_ms
         self.report = Report()
         # the won games of each (variant, deal, player), as the log has them
         self.wins: dict[tuple[str, int, uuid.UUID], list[Win]] = {}
+        # the boards a win belongs on, by (no undo, assisted, verified): the database's rule
+        self.boards: dict[tuple[bool, bool, bool], list[str]] = {}
+
+    def verified(self, win: Win) -> bool:
+        threshold = self.min_median_move_ms
+        return threshold <= 0 or (win.pace_ms or 0.0) >= threshold
+
+    async def boards_of(self, win: Win) -> list[str]:
+        kind = (win.undos == 0, win.assisted, self.verified(win))
+        if kind not in self.boards:
+            self.boards[kind] = list(
+                await self.conn.fetchval(
+                    "SELECT win_boards($1, $2, $3)", 0 if kind[0] else 1, kind[1], kind[2]
+                )
+            )
+        return self.boards[kind]
 
     def differ(self, game_id: uuid.UUID | None, what: str) -> None:
         self.report.differences.append(Difference(game_id, what))
@@ -211,11 +264,13 @@ class Verifier:
                 continue
             for what in compare(row, expected):
                 self.differ(gid, what)
+            for what in expected["notes"]:
+                self.differ(gid, what)
             if expected["status"] == "won" and expected["elapsed_ms"] is not None:
                 key = (expected["variant"], expected["deal"], expected["player_id"])
                 self.wins.setdefault(key, []).append(
                     Win(gid, expected["elapsed_ms"], expected["moves"], expected["undos"],
-                        expected["finished_at"])
+                        expected["finished_at"], expected["hints"] > 0, expected["pace_ms"])
                 )
 
     async def _leaderboards(self) -> None:
@@ -223,18 +278,28 @@ class Verifier:
         if not exists:
             return
         entries = await self.conn.fetch(
-            "SELECT variant, deal, player_id, game_id, elapsed_ms, moves, undos, finished_at"
-            " FROM leaderboard_entries"
+            "SELECT variant, deal, board, player_id, game_id, elapsed_ms, moves, undos,"
+            " assisted, verified, finished_at FROM leaderboard_entries"
         )
         self.report.entries = len(entries)
+        # the wins each board should list, by (variant, deal, board, player)
+        expected: dict[tuple[str, int, str, uuid.UUID], list[Win]] = {}
+        for (variant, deal, player), wins in self.wins.items():
+            for w in wins:
+                for board in await self.boards_of(w):
+                    expected.setdefault((variant, deal, board, player), []).append(w)
         seen = set()
         for entry in entries:
-            key = (entry["variant"], entry["deal"], _plain(entry["player_id"]))
+            key = (entry["variant"], entry["deal"], entry["board"], _plain(entry["player_id"]))
             seen.add(key)
-            where = f"leaderboard {entry['variant']} {entry['deal']}, player {key[2]}"
-            wins = self.wins.get(key)
+            where = (f"leaderboard {entry['variant']} {entry['deal']} ({entry['board']}),"
+                     f" player {key[3]}")
+            wins = expected.get(key)
             if not wins:
-                self.differ(None, f"{where}: an entry, but the log has no won game of that deal")
+                self.differ(
+                    None, f"{where}: an entry, but the log has no won game of that deal"
+                    " that belongs on this board",
+                )
                 continue
             best = min(w.rank_key for w in wins)
             gid = _plain(entry["game_id"])
@@ -250,31 +315,37 @@ class Verifier:
                 self.differ(
                     gid, f"{where}: the entry says {_win(got)}, the log's best is {_win(best)}"
                 )
-            if game is not None and entry["undos"] != game.undos:
-                self.differ(
-                    gid, f"{where}: undos: the entry says {entry['undos']}, the log {game.undos}"
-                )
-        for key in self.wins.keys() - seen:
+            if game is None:
+                continue
+            flags = {"undos": game.undos, "assisted": game.assisted,
+                     "verified": self.verified(game)}
+            for name, value in flags.items():
+                if entry[name] != value:
+                    self.differ(
+                        gid, f"{where}: {name}: the entry says {entry[name]}, the log {value}"
+                    )
+        for key in expected.keys() - seen:
             self.differ(
                 None,
-                f"leaderboard {key[0]} {key[1]}, player {key[2]}: won in the log, but no entry",
+                f"leaderboard {key[0]} {key[1]} ({key[2]}), player {key[3]}: won in the log,"
+                " but no entry",
             )
 
 
-async def verify(dsn: str, batch: int = BATCH) -> Report:
+async def verify(dsn: str, batch: int = BATCH, min_median_move_ms: int = 200) -> Report:
     conn = await asyncpg.connect(dsn)
     try:
         await _init_connection(conn)
         async with conn.transaction(isolation="repeatable_read", readonly=True):
-            return await Verifier(conn, batch).run()
+            return await Verifier(conn, batch, min_median_move_ms).run()
     finally:
         await conn.close()
 
 
-def main(dsn: str, out: Callable[[str], None] = print) -> int:
+def main(dsn: str, min_median_move_ms: int = 200, out: Callable[[str], None] = print) -> int:
     import asyncio
 
-    report = asyncio.run(verify(dsn))
+    report = asyncio.run(verify(dsn, min_median_move_ms=min_median_move_ms))
     for difference in report.differences:
         out(str(difference))
     out(report.summary())

@@ -14,34 +14,23 @@ Create Date: 2026-11-30
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from alembic import op
+
+from service.migrate import run_sql
 
 revision = "0003"
 down_revision = "0002"
 branch_labels = None
 depends_on = None
 
-_spec = importlib.util.spec_from_file_location(
-    "_migration_0002", Path(__file__).with_name("0002_leaderboards.py")
-)
-assert _spec is not None and _spec.loader is not None
-_previous = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_previous)
-NOTIFY = "    PERFORM pg_notify('game_events', p_game::text || ' ' || (p_first_seq + n - 1)::text);\n"
-assert NOTIFY in _previous.RECORD, "0002's record_events changed: update this migration"
-RECORD = _previous.RECORD.replace(NOTIFY, "")
-
 
 def upgrade() -> None:
     op.drop_constraint("game_events_game_id_fkey", "game_events", type_="foreignkey")
-    op.execute(RECORD)
+    run_sql("0003_record_events.sql")
 
 
 def downgrade() -> None:
-    op.execute(_previous.RECORD)
+    run_sql("0002_record_events.sql")
     op.create_foreign_key(
         "game_events_game_id_fkey", "game_events", "games", ["game_id"], ["id"]
     )

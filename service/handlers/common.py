@@ -10,9 +10,10 @@ import orjson
 from aiohttp import web
 from pydantic import BaseModel
 
+from ..commands import Idempotency, request_hash
 from ..errors import BadRequest, NotFound, Unauthorized
-from ..games import Idempotency, Player, authenticate, request_hash
 from ..keys import UOW_KEY
+from ..players import Player, authenticate
 
 M = TypeVar("M", bound=BaseModel)
 JSON_TYPES = ("application/json", "application/problem+json", "text/json")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from .. import games, solving
+from .. import commands, deals, players, queries, solving
 from ..errors import BadRequest
 from ..keys import METRICS_KEY, SOLVER_KEY, UOW_KEY
 from ..schemas import MoveRequest, NewGame, NewPlayer, VersionedRequest
@@ -19,7 +19,7 @@ from .common import (
 )
 
 
-def _written(request: web.Request, answer: games.Answer) -> web.Response:
+def written(request: web.Request, answer: commands.Answer) -> web.Response:
     if answer.status == 201:
         counter = request.app[METRICS_KEY].events
         for event in answer.body.get("events", ()):
@@ -29,14 +29,14 @@ def _written(request: web.Request, answer: games.Answer) -> web.Response:
 
 async def create_player(request: web.Request) -> web.Response:
     body, _ = await parse_body(request, NewPlayer)
-    player = await games.create_player(request.app[UOW_KEY], body.name.strip() or body.name)
+    player = await players.create_player(request.app[UOW_KEY], body.name.strip() or body.name)
     return json_response(player, 201)
 
 
 async def create_game(request: web.Request) -> web.Response:
     player = await caller(request)
     body, raw = await parse_body(request, NewGame)
-    answer = await games.create_game(
+    answer = await commands.create_game(
         request.app[UOW_KEY],
         player,
         body.variant,
@@ -46,13 +46,13 @@ async def create_game(request: web.Request) -> web.Response:
     )
     if answer.status == 201:
         # a new game answers with the game itself, as API.md shows; its events are in /events
-        answer = games.Answer(201, {**answer.body["game"], "events": answer.body["events"]})
+        answer = commands.Answer(201, {**answer.body["game"], "events": answer.body["events"]})
         solving.prefetch_opening(request.app[SOLVER_KEY], answer.body)
-    return _written(request, answer)
+    return written(request, answer)
 
 
 async def get_game(request: web.Request) -> web.Response:
-    return json_response(await games.get_game(request.app[UOW_KEY], game_id(request)))
+    return json_response(await queries.get_game(request.app[UOW_KEY], game_id(request)))
 
 
 async def play_move(request: web.Request) -> web.Response:
@@ -60,51 +60,54 @@ async def play_move(request: web.Request) -> web.Response:
     player = await caller(request)
     body, raw = await parse_body(request, MoveRequest)
     move = {"from": body.source, "card": body.card, "to": body.to, "count": body.count}
-    answer = await games.play_move(
+    answer = await commands.play_move(
         request.app[UOW_KEY], gid, player, move, body.expected_version, idempotency(request, raw)
     )
-    return _written(request, answer)
+    return written(request, answer)
 
 
 async def undo(request: web.Request) -> web.Response:
-    return await _versioned(request, games.undo)
+    return await _versioned(request, commands.undo)
 
 
 async def redo(request: web.Request) -> web.Response:
-    return await _versioned(request, games.redo)
+    return await _versioned(request, commands.redo)
 
 
 async def abandon(request: web.Request) -> web.Response:
-    return await _versioned(request, games.abandon)
+    return await _versioned(request, commands.abandon)
 
 
-async def _versioned(request: web.Request, action: games.VersionedAction) -> web.Response:
+async def _versioned(request: web.Request, action: commands.VersionedAction) -> web.Response:
     gid = game_id(request)
     player = await caller(request)
     body, raw = await parse_body(request, VersionedRequest)
     answer = await action(
         request.app[UOW_KEY], gid, player, body.expected_version, idempotency(request, raw)
     )
-    return _written(request, answer)
+    return written(request, answer)
 
 
 async def legal_moves(request: web.Request) -> web.Response:
-    return json_response(await games.legal_moves(request.app[UOW_KEY], game_id(request)))
+    return json_response(await queries.legal_moves(request.app[UOW_KEY], game_id(request)))
 
 
 async def destinations(request: web.Request) -> web.Response:
     card = request.query.get("card")
     if not card:
         raise BadRequest("give the card whose destinations you want: ?card=7H")
-    return json_response(await games.destinations(request.app[UOW_KEY], game_id(request), card))
+    return json_response(
+        await queries.destinations(request.app[UOW_KEY], game_id(request), card)
+    )
 
 
 async def events(request: web.Request) -> web.Response:
     after = int_query(request, "after", 0, 0, 2**31 - 1)
-    limit = int_query(request, "limit", None, 1, 10_000)
+    # more than a page is asked as a page: `next` says where the rest begins
+    limit = int_query(request, "limit", None, 1, 2**31 - 1)
     assert after is not None
     return json_response(
-        await games.read_events(request.app[UOW_KEY], game_id(request), after, limit)
+        await queries.read_events(request.app[UOW_KEY], game_id(request), after, limit)
     )
 
 
@@ -114,4 +117,4 @@ async def deal(request: web.Request) -> web.Response:
     number = whole_number(raw)
     if number is None:
         raise BadRequest(f"a deal is a whole number, not {raw!r}")
-    return json_response(games.deal_view(variant, number))
+    return json_response(deals.deal_view(variant, number))

@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
-import re
-
 from aiohttp import web
 
 from .. import leaderboards
 from ..errors import BadRequest
 from ..keys import UOW_KEY
-from .common import caller, int_query, json_response
+from .common import caller, int_query, json_response, whole_number
 
-_WHOLE = re.compile(r"-?[0-9]{1,30}")
 MAX_CURSOR = 200
+_TRUE = ("true", "1", "yes")
+_FALSE = ("false", "0", "no")
 
 
 def _deal(request: web.Request) -> int:
     raw = request.match_info["deal"]
-    if not _WHOLE.fullmatch(raw):
+    number = whole_number(raw)
+    if number is None:
         raise BadRequest(f"a deal is a whole number, not {raw!r}")
-    return int(raw)
+    return number
+
+
+def _flag(request: web.Request, name: str) -> bool:
+    raw = request.query.get(name)
+    if raw is None:
+        return False
+    if raw.lower() in _TRUE:
+        return True
+    if raw.lower() in _FALSE:
+        return False
+    raise BadRequest(f"query parameter {name!r} is true or false, not {raw!r}")
 
 
 def _cursor(request: web.Request) -> str | None:
@@ -37,16 +48,21 @@ async def board(request: web.Request) -> web.Response:
     assert limit is not None
     cursor = _cursor(request)
     around = request.query.get("around")
+    kind = leaderboards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
     uow = request.app[UOW_KEY]
     if around is None:
-        return json_response(await leaderboards.board(uow, variant, deal, limit, cursor))
+        return json_response(
+            await leaderboards.board(uow, variant, deal, limit, cursor, kind)
+        )
     if around != "me":
         raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
     if cursor is not None:
         raise BadRequest("give either 'around=me' or 'cursor', not both")
     leaderboards.check_board(variant, deal)  # a bad board is a 400/422 before the token
     player = await caller(request)
-    return json_response(await leaderboards.board_around(uow, variant, deal, player))
+    return json_response(
+        await leaderboards.board_around(uow, variant, deal, player, kind=kind)
+    )
 
 
 async def player_record(request: web.Request) -> web.Response:

@@ -2,22 +2,45 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
-from engine import find_variant
+from engine import Game, find_variant
 
-from .. import games, solving
-from ..errors import Conflict, GameFinished
+from .. import commands, queries, solving
+from ..errors import Conflict
 from ..keys import SETTINGS_KEY, SOLVER_KEY, UOW_KEY
-from .common import game_id, json_response
+from ..schemas import VersionedRequest
+from .common import caller, game_id, idempotency, json_response, parse_body
+from .games import written
 
 
 async def hint(request: web.Request) -> web.Response:
-    live = await games.current(request.app[UOW_KEY], game_id(request))
+    """POST: a hint is part of the game's record (a HintGiven event), so it is a write."""
+    gid = game_id(request)
+    player = await caller(request)
+    body, raw = await parse_body(request, VersionedRequest)
+    solver = request.app[SOLVER_KEY]
+
+    async def judge(game: Game) -> dict[str, Any]:
+        return await solving.hint(solver, game)
+
+    answer = await commands.give_hint(
+        request.app[UOW_KEY], judge, gid, player, body.expected_version,
+        idempotency(request, raw),
+    )
+    return written(request, answer)
+
+
+async def hint_after(request: web.Request) -> web.Response:
+    """GET: the hint on a game that is over, recorded nowhere (anyone may ask)."""
+    live = await queries.current(request.app[UOW_KEY], game_id(request))
     game = live.game.copy()
-    if game.status in games.FINISHED:
-        raise GameFinished(
-            f"the game is over ({game.status}): there is no move to hint",
+    if not queries.at_an_end(game.status):
+        raise Conflict(
+            "the game is in play: a hint is part of its record, so ask for one with"
+            " POST /v1/games/{id}/hint and the player's token",
             current_version=game.version,
         )
     return json_response(await solving.hint(request.app[SOLVER_KEY], game))
@@ -26,8 +49,8 @@ async def hint(request: web.Request) -> web.Response:
 async def analysis(request: web.Request) -> web.Response:
     uow = request.app[UOW_KEY]
     gid = game_id(request)
-    live = await games.current(uow, gid)
-    if live.game.status == "playing":
+    live = await queries.current(uow, gid)
+    if not queries.at_an_end(live.game.status):
         raise Conflict(
             "the game is still being played: analysis is for a game that is over "
             "(won, abandoned or blocked)",

@@ -108,20 +108,55 @@ export class Api {
     return this.post(`/v1/games/${id}/redo`, { expected_version: version }, { auth: true, key: true });
   }
 
+  /** A hint is part of the game's record: asking for one is a write (the owner's). */
   hint(id) {
+    return this.post(`/v1/games/${id}/hint`, {}, { auth: true, key: true });
+  }
+
+  /** The hint as a reader sees it, recording nothing: for a game that is over (a server
+   * from before hints were written answers it for a game in play too). */
+  hintAfter(id) {
     return this.get(`/v1/games/${id}/hint`);
   }
 
-  events(id, after) {
-    return this.get(`/v1/games/${id}/events?after=${after}`);
+  events(id, after, limit = null) {
+    const more = limit ? `&limit=${limit}` : "";
+    return this.get(`/v1/games/${id}/events?after=${after}${more}`);
+  }
+
+  /** A game's whole log, oldest first, read page by page (`next`, or a short page, says
+   * when it is all there); `onPage(eventsSoFar)` follows the reading. */
+  async log(id, { limit = 1000, max = 20000, onPage = null } = {}) {
+    const events = [];
+    let after = 0;
+    for (;;) {
+      const page = await this.events(id, after, limit);
+      const batch = page.events || [];
+      events.push(...batch);
+      if (onPage) onPage(events.length);
+      const last = batch.length ? batch[batch.length - 1].seq : after;
+      let next = null;
+      if (page.next !== undefined) next = page.next;
+      else if (batch.length >= limit) next = last;
+      if (next === null || next <= after || !batch.length || events.length >= max) break;
+      after = next;
+    }
+    return events;
+  }
+
+  deal(variant, deal) {
+    return this.get(`/v1/deals/${variant}/${deal}`);
   }
 
   daily(variant) {
     return this.get(`/v1/daily/${variant}`);
   }
 
-  leaderboard(variant, deal, { aroundMe = false, limit = 10 } = {}) {
-    const q = aroundMe ? `?around=me&limit=${limit}` : `?limit=${limit}`;
+  /** A deal's board; `assisted`: hinted wins too (each entry says `assisted`, and
+   * `verified` false for a win played faster than a hand plays). */
+  leaderboard(variant, deal, { aroundMe = false, limit = 10, assisted = false } = {}) {
+    let q = aroundMe ? `?around=me&limit=${limit}` : `?limit=${limit}`;
+    if (assisted) q += "&assisted=true";
     return this.get(`/v1/leaderboards/${variant}/${deal}${q}`, { auth: aroundMe });
   }
 }

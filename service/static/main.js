@@ -1,15 +1,19 @@
-// The reference web client: start a game, play it with taps, double-taps and keys, or
-// watch someone else's live. Everything goes through the public HTTP API (see /openapi.yaml).
+// The reference web client: start a game, play it with taps, double-taps and keys, watch
+// someone else's live, or replay a game's log (replay.js). Everything goes through the
+// public HTTP API (see /openapi.yaml).
 
 import { Api, ApiError } from "./api.js";
 import { mark, motionMs, render } from "./board.js";
 import { RULES, TITLES, cardName, pileName } from "./cards.js";
+import { capital, formatTime } from "./format.js";
+import { BoardPanel } from "./leaderboard.js";
 import { LiveFeed } from "./live.js";
+import { RecordPanel, rememberWin } from "./record.js";
+import { Replay } from "./replay.js";
 import { applyStep, cloneState, firstEmptyCell, locate, pileCards, stepsOf } from "./state.js";
 
 const PLAYER_KEY = "open-solitaire.player";
 const LAST_GAME_KEY = "open-solitaire.last-game";
-const RECORD_KEY = "open-solitaire.record";
 const NIL = "00000000-0000-0000-0000-000000000000";
 const MOVE_MS = 150; // the player's own move glides this long
 const AUTO_MS = 180; // and each automatic move after it
@@ -18,19 +22,22 @@ const FINISHED = new Set(["won", "abandoned"]);
 
 const $ = (selector) => document.querySelector(selector);
 const api = new Api();
+const boards = new BoardPanel(api);
+const record = new RecordPanel(api);
+const replay = new Replay(api, { boards, say, player: () => app.player });
 
 const app = {
   player: null, // {id, name, token}
   game: null, // the game as the server last answered it
   state: null, // the layout shown (runs ahead of `game` while moves are being shown)
-  mode: "none", // "play" (the game is this player's) | "watch"
+  mode: "none", // "play" (the game is this player's) | "watch" | "replay" (replay.js)
   selection: null, // {kind: "card", card, pile, count, legal} | {kind: "pile", pile, legal}
   hint: null, // {card, pile}
   legal: null, // {version, moves}
   legalPending: null, // {version, promise}
   feed: null,
   lastTap: null, // {card, time}: the tap that chose a card, for double taps
-  features: { hint: null, daily: null, leaderboards: null, record: null },
+  features: { hint: null, hintWrites: null, daily: null },
   refreshTimer: null,
 };
 
@@ -76,16 +83,6 @@ function report(error) {
     console.error(error);
     say(`Something went wrong here: ${error.message}`, "error");
   }
-}
-
-const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-
-function formatTime(ms) {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, "0");
-  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
 // ------------------------------------------------------------------ the player
@@ -179,7 +176,11 @@ function updateView() {
   $("#share-link").href = dealUrl;
   $("#share-link").textContent = `Link to deal ${g.deal}`;
   $("#watch-link").href = `/?game=${g.id}`;
+  $("#watch-link").textContent = "Link to watch this game";
+  $("#replay-line").hidden = g.status === "playing"; // a game that is over: its whole log
+  $("#replay-game").href = `/?replay=${g.id}`;
   $("#variant").value = g.variant;
+  updateAssisted();
   draw();
   $("#table").dataset.version = String(g.version);
   updateClock();
@@ -207,6 +208,16 @@ function updateClock() {
   else if (FINISHED.has(g.status)) ms = 0;
   else ms = Date.now() + api.clockOffset - Date.parse(g.created_at);
   $('[data-field="time"]').textContent = formatTime(ms);
+}
+
+/** "assisted" beside the title once a hint was given in this game. */
+function updateAssisted() {
+  const g = app.game;
+  const hints = g.hints || 0;
+  const node = $("#assisted");
+  node.hidden = !(g.assisted || hints > 0);
+  node.title = hints ? `${hints} hint${hints === 1 ? "" : "s"} asked for in this game: `
+    + "it counts on the boards of wins with hints only" : "Hints were asked for in this game";
 }
 
 function updateModeNote() {
@@ -355,7 +366,7 @@ function showWelcome() {
   document.body.dataset.mode = "none";
   $("#welcome").hidden = false;
   $("#game").hidden = true;
-  $("#board-panel").hidden = true;
+  boards.hide();
   document.title = "Open Solitaire";
 }
 
@@ -383,8 +394,24 @@ function dealFrom(text) {
   return value;
 }
 
+async function openReplay(id) {
+  stopFeed();
+  app.game = null;
+  app.state = null;
+  app.selection = null;
+  app.hint = null;
+  app.mode = "replay";
+  if (!(await replay.open(id))) {
+    showWelcome();
+    say(`There is no game ${id} here to replay. Start a new one.`, "error");
+  }
+}
+
 async function route() {
+  replay.close();
   const query = new URLSearchParams(location.search);
+  const replayId = query.get("replay");
+  if (replayId) return openReplay(replayId);
   const gameId = query.get("game");
   if (gameId) return openGame(gameId);
   if (query.has("variant") || query.has("deal")) {
@@ -449,6 +476,10 @@ function clearSelection() {
 }
 
 function canPlay() {
+  if (app.mode === "replay") {
+    say("This is a replay: the cards move with the controls above the table.");
+    return false;
+  }
   if (app.mode === "watch") {
     say("You are watching this game: only its player can move the cards.");
     return false;
@@ -553,7 +584,7 @@ function afterChange() {
     if (app.mode === "play") rememberWin(g);
     background(refreshBoard);
     setTimeout(() => background(refreshBoard), 1500); // a board may follow a moment later
-    background(refreshRecord);
+    background(() => record.refresh(app.player));
   } else if (g.status === "blocked") {
     say("No legal move is left: undo to go back, or start again.", "error");
   }
@@ -624,13 +655,35 @@ async function redo() {
   await send(() => api.redo(g.id, g.version));
 }
 
+/** Asks for a hint: POST, since the hint goes on the game's record. */
+async function askHint(id) {
+  return api.hint(id);
+}
+
+/** The hint's event joins the game's log: the game is one version on, and assisted. */
+function recordHint(answer) {
+  const g = app.game;
+  const events = answer.events || [];
+  if (!events.length) return answer.version === g.version;
+  if (events[0].seq !== g.version + 1) return false;
+  const before = g.version;
+  g.version = answer.version ?? events[events.length - 1].seq;
+  g.hints = (g.hints || 0) + events.filter((e) => e.type === "HintGiven").length;
+  g.assisted = true;
+  app.feed?.seen(g.version);
+  if (app.legal?.version === before) app.legal.version = g.version; // the layout is the same
+  $("#table").dataset.version = String(g.version);
+  updateAssisted();
+  return true;
+}
+
 async function hint() {
   if (!canPlay() || app.features.hint === false) return;
   const g = app.game;
   say("Looking for a winning line…");
   let answer;
   try {
-    answer = await api.hint(g.id);
+    answer = await askHint(g.id);
   } catch (error) {
     if (error instanceof ApiError && error.routeMissing) {
       app.features.hint = false;
@@ -638,9 +691,20 @@ async function hint() {
       say("Hints are not available on this server.");
       return;
     }
+    if (error instanceof ApiError && error.status === 409
+        && error.problem.current_version !== undefined) {
+      await reload();
+      say("The game had moved on (in another window?); it is up to date now. Ask again.", "error");
+      return;
+    }
     throw error;
   }
-  if (answer.version !== app.game.version) return; // the game moved on meanwhile
+  if (app.game !== g) return;
+  if (!recordHint(answer)) {
+    await reload(); // the game moved on meanwhile: the hint was for another position
+    say("The game had moved on (in another window?); it is up to date now. Ask again.", "error");
+    return;
+  }
   if (answer.verdict === "winnable" && answer.move) {
     const { from, to, count } = answer.move;
     const cards = pileCards(app.state, from);
@@ -705,130 +769,15 @@ async function reload() {
 
 // ------------------------------------------------------------------ boards and records
 
-function entryLine(entry) {
-  const li = document.createElement("li");
-  if (app.player && entry.player?.id === app.player.id) li.className = "me";
-  const rank = document.createElement("span");
-  rank.textContent = `${entry.rank}.`;
-  const name = document.createElement("a");
-  name.href = `/?game=${entry.game_id}`;
-  name.textContent = entry.player?.name || "?";
-  const score = document.createElement("span");
-  score.textContent = `${formatTime(entry.elapsed_ms)} · ${entry.moves} moves`;
-  li.append(rank, name, score);
-  return li;
-}
-
 async function refreshBoard() {
   const g = app.game;
-  const panel = $("#board-panel");
-  if (!g || app.features.leaderboards === false) {
-    panel.hidden = true;
+  if (!g) {
+    boards.hide();
     return;
   }
-  let top;
-  try {
-    top = await api.leaderboard(g.variant, g.deal, { limit: 10 });
-  } catch (error) {
-    if (error instanceof ApiError && (error.routeMissing || error.status === 422)) {
-      if (error.routeMissing) app.features.leaderboards = false;
-      panel.hidden = true;
-      return;
-    }
-    throw error;
-  }
-  app.features.leaderboards = true;
-  let mine = null;
-  if (app.player) {
-    try {
-      const around = await api.leaderboard(g.variant, g.deal, { aroundMe: true, limit: 5 });
-      mine = (around.entries || []).find((e) => e.player?.id === app.player.id) || null;
-    } catch {
-      mine = null; // no entry of this player's yet
-    }
-  }
-  if (app.game?.id !== g.id) return;
-  const entries = top.entries || [];
-  const list = $("#leaderboard");
-  list.replaceChildren(...entries.map(entryLine));
-  if (mine && !entries.some((e) => e.player?.id === app.player.id)) {
-    list.append(entryLine(mine));
-  }
-  $("#board-title").textContent = `Fastest on ${TITLES[g.variant]} deal ${g.deal}`;
-  let rank = "";
-  if (mine) rank = `Your rank: ${mine.rank}.`;
-  else if (!entries.length) rank = "Nobody has won this deal here yet.";
-  else if (app.mode === "play") rank = "Win this deal to get on the board.";
-  $("#my-rank").textContent = rank;
-  panel.hidden = false;
-}
-
-function rememberWin(game) {
-  const record = readJson(RECORD_KEY) || {};
-  const mine = record[game.variant] || { won: [], best: null };
-  if (!mine.won.includes(game.deal)) mine.won.push(game.deal);
-  if (game.elapsed_ms !== null && (!mine.best || game.elapsed_ms < mine.best.elapsed_ms)) {
-    mine.best = { elapsed_ms: game.elapsed_ms, moves: game.moves, deal: game.deal, game_id: game.id };
-  }
-  record[game.variant] = mine;
-  localStorage.setItem(RECORD_KEY, JSON.stringify(record));
-}
-
-async function refreshRecord() {
-  if (!app.player) return;
-  let server = null;
-  if (app.features.record !== false) {
-    try {
-      server = await api.player(app.player.id);
-      app.features.record = true;
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.routeMissing) app.features.record = false;
-    }
-  }
-  const local = readJson(RECORD_KEY) || {};
-  const won = {};
-  const best = {};
-  for (const variant of Object.keys(TITLES)) {
-    won[variant] = server?.won_deals?.[variant] || local[variant]?.won || [];
-    best[variant] = server?.best_times?.[variant] || local[variant]?.best || null;
-  }
-  const box = $("#record");
-  const parts = [];
-  const line = (text) => {
-    const p = document.createElement("p");
-    p.textContent = text;
-    return p;
-  };
-  if (server && typeof server.won === "number") {
-    parts.push(line(`${server.won} won of ${server.games_played} played`
-      + (server.current_streak ? `, ${server.current_streak} in a row` : "") + "."));
-  }
-  for (const variant of Object.keys(TITLES)) {
-    if (!won[variant].length && !best[variant]) continue;
-    const h = document.createElement("h3");
-    h.textContent = TITLES[variant];
-    parts.push(h);
-    if (best[variant]) {
-      const b = best[variant];
-      parts.push(line(`Best time ${formatTime(b.elapsed_ms)} (${b.moves} moves, deal ${b.deal}).`));
-    }
-    const list = document.createElement("ul");
-    list.className = "record-deals";
-    list.setAttribute("aria-label", `${TITLES[variant]} deals won`);
-    for (const deal of won[variant].slice(-40)) {
-      const li = document.createElement("li");
-      const a = document.createElement("a");
-      a.href = `/?variant=${variant}&deal=${deal}`;
-      a.textContent = String(deal);
-      a.title = `Play ${TITLES[variant]} deal ${deal} again`;
-      li.append(a);
-      list.append(li);
-    }
-    if (won[variant].length) parts.push(line("Deals won:"), list);
-  }
-  if (!parts.length) parts.push(line("No deal won yet. Your wins and best times show here."));
-  box.replaceChildren(...parts);
+  await boards.show({
+    variant: g.variant, deal: g.deal, player: app.player, playing: app.mode === "play",
+  });
 }
 
 async function refreshDaily() {
@@ -853,7 +802,7 @@ async function refreshDaily() {
 
 async function probeHint() {
   try {
-    await api.hint(NIL);
+    await api.hintAfter(NIL);
     app.features.hint = true;
   } catch (error) {
     app.features.hint = !(error instanceof ApiError && error.routeMissing);
@@ -1064,6 +1013,6 @@ enqueue(async () => {
   } catch (error) {
     report(error);
   }
-  background(refreshRecord);
+  background(() => record.refresh(app.player));
   await route();
 });

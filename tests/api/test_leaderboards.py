@@ -19,6 +19,7 @@ from aiohttp.test_utils import TestClient
 
 from engine import Move
 from service.store import EventStore, create_pool
+from tests.timed import record_timed_game
 
 from .helpers import auth, new_game, new_player
 
@@ -140,12 +141,9 @@ async def record_win(
     store: EventStore, player_id: str, elapsed_ms: int, moves: int, finished_at: datetime,
     deal: int = 617,
 ) -> None:
-    await store.record(
-        game_id=uuid.uuid4(), first_seq=1,
-        events=[{"type": "GameCreated", "data": {"variant": "freecell", "deal": deal}}],
-        at=finished_at - timedelta(milliseconds=elapsed_ms), player_id=uuid.UUID(player_id),
-        variant="freecell", deal=deal, autoplay=False, status="won", moves=moves, undos=0,
-        foundation_cards=52, finished_at=finished_at, elapsed_ms=elapsed_ms,
+    await record_timed_game(
+        store, uuid.UUID(player_id), "won", finished_at - timedelta(milliseconds=elapsed_ms),
+        finished_at, elapsed_ms=elapsed_ms, deal=deal, moves=moves,
     )
 
 

@@ -94,6 +94,7 @@ def _game(**changes: Any) -> dict[str, Any]:
     game = {
         "id": GAME_ID, "player_id": PLAYER_ID, "variant": "freecell", "deal": 617,
         "autoplay": True, "status": "playing", "version": 1, "moves": 0, "undos": 0,
+        "hints": 0, "assisted": False,
         "foundation_cards": 0, "can_undo": False, "can_redo": False, "created_at": AT,
         "finished_at": None, "elapsed_ms": None,
         "state": {"tableau": [["JD", "2D"]] * 8, "cells": [None, None, None, None],

@@ -16,10 +16,14 @@ from service.solving import search
 from .helpers import auth, new_game, new_player
 
 
-async def hint(client: TestClient, gid: str) -> dict[str, Any]:
-    r = await client.get(f"/v1/games/{gid}/hint")
-    assert r.status == 200, await r.text()
+async def hint(client: TestClient, player: dict[str, Any], gid: str) -> dict[str, Any]:
+    """A hint, asked for as the game's player (a write: it goes on the game's record)."""
+    r = await client.post(f"/v1/games/{gid}/hint", json={}, headers=auth(player))
+    assert r.status == 201, await r.text()
     body: dict[str, Any] = await r.json()
+    assert [e["type"] for e in body["events"]] == ["HintGiven"]
+    assert body["events"][0]["seq"] == body["version"] == body["game"]["version"]
+    assert body["game"]["assisted"] is True
     return body
 
 
@@ -43,8 +47,8 @@ async def test_following_hints_from_the_opening_wins(
     for _ in range(400):
         if game["status"] == "won":
             break
-        h = await hint(client, gid)
-        assert h["version"] == game["version"]
+        h = await hint(client, ada, gid)
+        assert h["version"] == game["version"] + 1
         assert h["verdict"] == "winnable" and h["moves_to_win"] >= 1
         # the hint is a legal move of the position the client sees, and played it keeps
         # the game winnable (checked by the engine's solver, not by the service)
@@ -53,8 +57,8 @@ async def test_following_hints_from_the_opening_wins(
         ).position
         assert Move.from_dict(h["move"]) in pos.legal_moves
         game = await play(client, ada, gid, h["move"])
-    assert game["status"] == "won"
-    r = await client.get(f"/v1/games/{gid}/hint")
+    assert game["status"] == "won" and game["assisted"] is True and game["hints"] >= 1
+    r = await client.post(f"/v1/games/{gid}/hint", json={}, headers=auth(ada))
     assert r.status == 409
     assert (await r.json())["type"].endswith("/game-over")
 
@@ -71,7 +75,7 @@ async def test_a_hint_played_leaves_a_position_the_solver_wins(client: TestClien
     game = await new_game(client, ada, variant="freecell", deal=617, autoplay=False)
     gid = game["id"]
     for _ in range(3):
-        h = await hint(client, gid)
+        h = await hint(client, ada, gid)
         assert h["verdict"] == "winnable"
         game = await play(client, ada, gid, h["move"])
         pos = VARIANTS["freecell"].deal(617)
@@ -86,8 +90,8 @@ async def test_a_hint_played_leaves_a_position_the_solver_wins(client: TestClien
     # undo answers from the cache at once, with the same verdict
     r = await client.post(f"/v1/games/{gid}/undo", json={}, headers=auth(ada))
     assert r.status == 201
-    again = await hint(client, gid)
-    assert again["verdict"] == "winnable" and again["version"] == game["version"] + 1
+    again = await hint(client, ada, gid)
+    assert again["verdict"] == "winnable" and again["version"] == game["version"] + 2
 
 
 async def test_an_unwinnable_position_and_the_analysis_of_its_game(client: TestClient) -> None:
@@ -106,7 +110,7 @@ async def test_an_unwinnable_position_and_the_analysis_of_its_game(client: TestC
         )
         assert r.status == 201, await r.text()
         seqs.append((await r.json())["events"][0]["seq"])
-    h = await hint(client, gid)
+    h = await hint(client, ada, gid)
     assert h["verdict"] == "unwinnable" and h["move"] is None and h["moves_to_win"] is None
     r = await client.post(f"/v1/games/{gid}/abandon", json={}, headers=auth(ada))
     assert r.status == 201
@@ -142,9 +146,15 @@ async def test_a_won_game_has_no_hint_and_was_never_lost(client: TestClient) -> 
     assert line is not None
     for move in line:
         game = await play(client, ada, gid, move.to_dict())
-    assert game["status"] == "won"
-    r = await client.get(f"/v1/games/{gid}/hint")
+    assert game["status"] == "won" and game["assisted"] is False
+    r = await client.post(f"/v1/games/{gid}/hint", json={}, headers=auth(ada))
     assert r.status == 409
+    # once the game is over anyone may ask, and nothing is recorded
+    r = await client.get(f"/v1/games/{gid}/hint")
+    assert r.status == 200, await r.text()
+    assert (await r.json())["move"] is None
+    after = await (await client.get(f"/v1/games/{gid}")).json()
+    assert after["version"] == game["version"] and after["hints"] == 0
     body = await (await client.get(f"/v1/games/{gid}/analysis")).json()
     assert body["lost_at"] is None and body["status"] == "won"
 

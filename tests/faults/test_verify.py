@@ -77,16 +77,23 @@ async def test_verify_finds_nothing_wrong_then_every_damage_done_on_purpose(
     client: TestClient, db_url: str
 ) -> None:
     ids = await games_of_every_kind(client)
-    report = await verify(db_url)
+    report = await verify(db_url, min_median_move_ms=0)
     assert report.ok, [str(d) for d in report.differences]
-    assert report.games == len(ids) and report.entries == 2  # ada's and bob's best
+    # ada's best on the four boards (no undo), bob's on the two that allow undos
+    assert report.games == len(ids) and report.entries == 6
+    # at a hand's pace of 200 ms, every scripted win here is too fast for the default
+    # boards, where the entries are: each is reported
+    fast = await verify(db_url, min_median_move_ms=200)
+    found = "\n".join(str(d) for d in fast.differences)
+    assert "(default), player" in found and "an entry, but the log has no won game" in found
+    assert "verified: the entry says True, the log False" in found
 
     conn = await asyncpg.connect(db_url)
     try:
         won = uuid.UUID(ids["won"])
         moves = (await (await client.get(f"/v1/games/{won}")).json())["moves"]
         await conn.execute("UPDATE games SET moves = moves + 1 WHERE id = $1", won)
-        report = await verify(db_url)
+        report = await verify(db_url, min_median_move_ms=0)
         assert [str(d) for d in report.differences] == [
             f"game {won}: moves: the projection says {moves + 1}, the log {moves}"
         ]
@@ -99,11 +106,18 @@ async def test_verify_finds_nothing_wrong_then_every_damage_done_on_purpose(
         # ada's entry is whichever of her two wins was faster
         ada_best = await conn.fetchval(
             "UPDATE leaderboard_entries SET elapsed_ms = elapsed_ms - 1"
-            " WHERE game_id = ANY($1::uuid[]) RETURNING game_id",
+            " WHERE game_id = ANY($1::uuid[]) AND board = 'default' RETURNING game_id",
             [won, uuid.UUID(ids["won again"])],
         )
         bob_won = uuid.UUID(ids["won after undos"])
-        await conn.execute("DELETE FROM leaderboard_entries WHERE game_id = $1", bob_won)
+        await conn.execute(
+            "DELETE FROM leaderboard_entries WHERE game_id = $1 AND board = 'default'", bob_won
+        )
+        # a hinted win passed off as a clean one
+        await conn.execute(
+            "UPDATE leaderboard_entries SET assisted = true"
+            " WHERE game_id = $1 AND board = 'assisted'", bob_won,
+        )
         # the log is append-only, but a bad event can still be appended past the end
         playing = uuid.UUID(ids["bakers_dozen"])
         version = await conn.fetchval("SELECT version FROM games WHERE id = $1", playing)
@@ -112,7 +126,7 @@ async def test_verify_finds_nothing_wrong_then_every_damage_done_on_purpose(
             " VALUES ($1, $2, 'CardMoved', $3::jsonb, now())",
             playing, version + 1, json.dumps({"from": "t1", "to": "t1", "count": 1}),
         )
-        report = await verify(db_url)
+        report = await verify(db_url, min_median_move_ms=0)
         found = "\n".join(str(d) for d in report.differences)
         for expected in [
             f"game {won}: moves: the projection says",
@@ -122,9 +136,12 @@ async def test_verify_finds_nothing_wrong_then_every_damage_done_on_purpose(
             f"game {ada_best}: leaderboard freecell",
             "won in the log, but no entry",
             f"game {playing}: event {version + 1} (CardMoved) breaks the rules",
+            f"game {bob_won}: leaderboard freecell {await deal_of(conn, bob_won)} (assisted),"
+            f" player {await player_of(conn, bob_won)}: assisted: the entry says True,"
+            " the log False",
         ]:
             assert expected in found, (expected, found)
-        assert len(report.differences) == 7, found
+        assert len(report.differences) == 8, found
     finally:
         await conn.close()
 
@@ -132,10 +149,77 @@ async def test_verify_finds_nothing_wrong_then_every_damage_done_on_purpose(
     run = await asyncio.to_thread(
         subprocess.run, [sys.executable, "-m", "service", "verify"], cwd=ROOT,
         capture_output=True, text=True, timeout=60,
-        env={**os.environ, "DATABASE_URL": db_url},
+        env={**os.environ, "DATABASE_URL": db_url, "MIN_MEDIAN_MOVE_MS": "0"},
     )
     assert run.returncode == 1, run.stdout + run.stderr
     lines = run.stdout.strip().splitlines()
     assert lines[:-1] == [str(d) for d in report.differences]
-    assert lines[-1] == report.summary() and "7 differences" in lines[-1]
+    assert lines[-1] == report.summary() and "8 differences" in lines[-1]
     print("\nverify after the damage:\n" + run.stdout)
+
+
+async def deal_of(conn: asyncpg.Connection, game_id: uuid.UUID) -> int:
+    deal: int = await conn.fetchval("SELECT deal FROM games WHERE id = $1", game_id)
+    return deal
+
+
+async def player_of(conn: asyncpg.Connection, game_id: uuid.UUID) -> uuid.UUID:
+    player: uuid.UUID = await conn.fetchval("SELECT player_id FROM games WHERE id = $1", game_id)
+    return uuid.UUID(str(player))
+
+
+async def test_verify_checks_automatic_moves_and_hints(client: TestClient, db_url: str) -> None:
+    """A log whose automatic moves break the game's setting, and a hint, as verify sees them."""
+    ada = await new_player(client)
+    deal, moves = shortest_win("freecell")
+    # autoplay off: the moves up to the line's first move to the foundations, which is
+    # then appended (past the end) as an automatic move
+    off = await new_game(client, ada, deal=deal, autoplay=False)
+    first_home = next(i for i, m in enumerate(moves) if m["to"] == "f")
+    await play(client, ada, off["id"], moves[:first_home])
+    r = await client.post(f"/v1/games/{off['id']}/hint", json={}, headers=auth(ada))
+    assert r.status == 201, await r.text()
+    hinted = await (await client.get(f"/v1/games/{off['id']}")).json()
+    assert hinted["hints"] == 1 and hinted["assisted"] is True
+    report = await verify(db_url, min_median_move_ms=0)
+    assert report.ok, [str(d) for d in report.differences]
+
+    conn = await asyncpg.connect(db_url)
+    try:
+        gid = uuid.UUID(off["id"])
+        version = hinted["version"]
+        home = moves[first_home]
+        await conn.execute(
+            "INSERT INTO game_events (game_id, seq, type, data, at)"
+            " VALUES ($1, $2, 'CardMoved', $3::jsonb, now())",
+            gid, version + 1,
+            json.dumps({"from": home["from"], "to": "f", "count": 1, "auto": True}),
+        )
+        await conn.execute("UPDATE games SET hints = 0 WHERE id = $1", gid)
+    finally:
+        await conn.close()
+    report = await verify(db_url, min_median_move_ms=0)
+    found = [str(d) for d in report.differences]
+    assert f"game {gid}: event {version + 1} is an automatic move, but autoplay is off" in found
+    assert f"game {gid}: hints: the projection says 0, the log 1" in found
+
+
+def test_replay_finds_an_automatic_move_left_unplayed() -> None:
+    """With autoplay on, a write after which a safe move to the foundations remains is a
+    log the service never writes."""
+    from datetime import UTC, datetime
+
+    from engine import Game
+    from service.verify import replay
+
+    # a deal whose opening sets off automatic moves: the log loses the last of them
+    deal = next(d for d in range(1, 200) if len(Game.new("freecell", d, True)[1]) > 2)
+    _game, created = Game.new("freecell", deal, True)
+    t0 = datetime(2026, 12, 1, tzinfo=UTC)
+    log = [{"seq": i + 1, "type": e.type, "data": e.data, "at": t0}
+           for i, e in enumerate(created[:-1])]
+    notes = replay(log)["notes"]
+    assert len(notes) == 1 and "was not played" in notes[0], notes
+    whole = [{"seq": i + 1, "type": e.type, "data": e.data, "at": t0}
+             for i, e in enumerate(created)]
+    assert replay(whole)["notes"] == []

@@ -11,7 +11,7 @@ import asyncpg
 
 from bench.leaderboard_bench import seed
 from service import leaderboards
-from service.games import Player
+from service.players import Player
 from service.store import EventStore, create_pool
 from service.uow import GameCache, UnitOfWork
 
@@ -89,18 +89,21 @@ async def test_pages_and_ranks_of_a_big_board_use_the_index(db_url: str) -> None
             assert around["rank"] == 60_000 and len(around["entries"]) == 11
 
             args = ("freecell", 617)
-            first = await plan_of(conn, leaderboards.BOARD_FIRST, *args, 21)
+            first = await plan_of(conn, leaderboards.BOARD_FIRST, *args, 21, "default")
             assert_indexed(first, "leaderboard_entries_board")
-            after = await plan_of(conn, leaderboards.BOARD_AFTER, *args, 21, *deep_key)
+            after = await plan_of(
+                conn, leaderboards.BOARD_AFTER, *args, 21, *deep_key, "default"
+            )
             assert_indexed(after, "leaderboard_entries_board")
-            rank = await plan_of(conn, leaderboards.RANK_BEFORE, *args, *deep_key)
+            rank = await plan_of(conn, leaderboards.RANK_BEFORE, *args, *deep_key, "default")
             assert_indexed(rank, "leaderboard_entries_board")
             assert {n["Node Type"] for n in board_scans(rank)} == {"Index Only Scan"}
             for sql in (leaderboards.ABOVE, leaderboards.BELOW):
                 assert_indexed(
-                    await plan_of(conn, sql, *args, 6, *deep_key), "leaderboard_entries_board"
+                    await plan_of(conn, sql, *args, 6, *deep_key, "default"),
+                    "leaderboard_entries_board",
                 )
-            mine = await plan_of(conn, leaderboards.MY_ENTRY, *args, uuid.uuid4())
+            mine = await plan_of(conn, leaderboards.MY_ENTRY, *args, uuid.uuid4(), "default")
             assert_indexed(mine, "leaderboard_entries_pkey", "leaderboard_entries_player")
             player = await plan_of(conn, leaderboards.PLAYER_ENTRIES, deep_row["player_id"])
             assert_indexed(player, "leaderboard_entries_player")

@@ -15,9 +15,10 @@ import pytest
 
 from service import leaderboards
 from service.errors import BadRequest, NotFound, Unprocessable
-from service.games import Player
+from service.players import Player
 from service.store import EventStore, VersionConflict, create_pool
 from service.uow import GameCache, UnitOfWork
+from tests.timed import record_timed_game
 
 T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
@@ -46,29 +47,17 @@ async def record_game(
     elapsed_ms: int = 60_000,
     moves: int = 90,
     undos: int = 0,
+    hints: int = 0,
     created: datetime | None = None,
 ) -> uuid.UUID:
-    """A game recorded in one call whose projection ends in `status` (won: timed)."""
-    game_id = uuid.uuid4()
+    """A game whose projection ends in `status` (won: timed, and on the boards)."""
     if created is None:
         created = (finished_at or T0) - timedelta(milliseconds=elapsed_ms)
-    await uow.store.record(
-        game_id=game_id,
-        first_seq=1,
-        events=[{"type": "GameCreated", "data": {"variant": variant, "deal": deal}}],
-        at=created,
-        player_id=player.id,
-        variant=variant,
-        deal=deal,
-        autoplay=False,
-        status=status,
-        moves=moves,
-        undos=undos,
-        foundation_cards=52 if status == "won" else 10,
-        finished_at=finished_at,
+    return await record_timed_game(
+        uow.store, player.id, status, created, finished_at,
         elapsed_ms=elapsed_ms if finished_at is not None else None,
+        variant=variant, deal=deal, moves=moves, undos=undos, hints=hints,
     )
-    return game_id
 
 
 async def win(
@@ -143,9 +132,9 @@ async def test_only_recorded_wins_make_entries(uow: UnitOfWork) -> None:
     gid = await record_game(uow, ada, "playing", None)
     with pytest.raises(VersionConflict):
         await uow.store.record(
-            game_id=gid, first_seq=1, events=[{"type": "GameWon", "data": {}}], at=T0,
+            game_id=gid, first_seq=1, events=[{"type": "GameWon", "data": {}}],
             player_id=ada.id, variant="freecell", deal=617, autoplay=False, status="won",
-            moves=90, undos=0, foundation_cards=52, finished_at=T0, elapsed_ms=1000,
+            moves=90, undos=0, hints=0, foundation_cards=52, finish="now",
         )
     assert (await leaderboards.board(uow, "freecell", 617))["entries"] == []
 
@@ -380,4 +369,4 @@ async def test_forged_cursors_are_bad_requests(uow: UnitOfWork) -> None:
     with pytest.raises(BadRequest):
         await leaderboards.player_games(uow, uuid.uuid4(), cursor=forged(f"g1:{10**30}:{pid}"))
     ok = await leaderboards.board(uow, "freecell", 1, cursor=forged(f"b1:1:1:0:{pid}:7"))
-    assert ok == {"variant": "freecell", "deal": 1, "entries": [], "next": None}
+    assert ok == {"variant": "freecell", "deal": 1, "board": "default", "entries": [], "next": None}

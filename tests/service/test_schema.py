@@ -48,8 +48,18 @@ async def test_leaderboard_table_is_migrated(db_url: str) -> None:
 
 
 async def test_leaderboards_migration_goes_down_and_up_again(db_url: str) -> None:
-    """0002 down restores 0001's record_events (wins write no entry), up brings it back."""
-    async def won(dsn: str) -> bool | None:
+    """Down to 0001 restores its record_events (wins write no entry), down to 0003 its
+    boards of one kind; up again brings back today's, with the wins recorded meanwhile."""
+    head_call = (
+        "SELECT * FROM record_events($1, 1, '[{\"type\": \"GameCreated\", \"data\": {}}]',"
+        " $2, 'freecell', 1, false, 'won', 1, 0, 0, 52, 'now', 0, NULL, NULL, NULL, NULL)"
+    )
+    old_call = (
+        "SELECT * FROM record_events($1, 1, '[{\"type\": \"GameCreated\", \"data\": {}}]',"
+        " $3, $2, 'freecell', 1, false, 'won', 1, 0, 52, $3, 0, NULL, NULL, NULL, NULL)"
+    )
+
+    async def won(dsn: str, head: bool = True) -> bool | None:
         """Records one won game; whether it got a board entry (None: no table)."""
         conn = await asyncpg.connect(dsn)
         try:
@@ -58,13 +68,10 @@ async def test_leaderboards_migration_goes_down_and_up_again(db_url: str) -> Non
                 "INSERT INTO players (id, name, token_hash) VALUES ($1, 'ada', $2)",
                 pid, pid.bytes,
             )
-            now = datetime.now(UTC)
-            await conn.execute(
-                "SELECT * FROM record_events($1, 1, '[{\"type\": \"GameCreated\", \"data\": {}}]',"
-                " $2, $3, 'freecell', 1, false, 'won', 1, 0, 52, $2, 0,"
-                " NULL, NULL, NULL, NULL)",
-                gid, now, pid,
-            )
+            if head:
+                await conn.execute(head_call, gid, pid)
+            else:
+                await conn.execute(old_call, gid, pid, datetime.now(UTC))
             if not await conn.fetchval("SELECT to_regclass('leaderboard_entries') IS NOT NULL"):
                 return None
             entries = "SELECT count(*) FROM leaderboard_entries WHERE game_id = $1"
@@ -72,15 +79,27 @@ async def test_leaderboards_migration_goes_down_and_up_again(db_url: str) -> Non
         finally:
             await conn.close()
 
+    async def games_on_boards() -> int:
+        conn = await asyncpg.connect(db_url)
+        try:
+            count: int = await conn.fetchval(
+                "SELECT count(DISTINCT game_id) FROM leaderboard_entries"
+            )
+            return count
+        finally:
+            await conn.close()
+
     config = alembic_config(db_url)
     assert await won(db_url) is True
+    await asyncio.to_thread(command.downgrade, config, "0003")
+    assert await won(db_url, head=False) is True
+    await asyncio.to_thread(command.upgrade, config, "head")
+    assert await games_on_boards() == 2
     await asyncio.to_thread(command.downgrade, config, "0001")
-    assert await won(db_url) is None
+    assert await won(db_url, head=False) is None
     await asyncio.to_thread(command.upgrade, config, "head")
     # the win recorded while down was found in the projection and put on the board
-    conn = await asyncpg.connect(db_url)
-    try:
-        assert await conn.fetchval("SELECT count(*) FROM leaderboard_entries") == 2
-    finally:
-        await conn.close()
+    assert await games_on_boards() == 3
     assert await won(db_url) is True
+
+

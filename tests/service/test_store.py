@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import timedelta
 
 import asyncpg
 import pytest
@@ -29,7 +29,6 @@ def _args(game_id: uuid.UUID, player: uuid.UUID, first_seq: int, n: int, **kw: o
         game_id=game_id,
         first_seq=first_seq,
         events=[{"type": "CardMoved", "data": {"i": first_seq + i}} for i in range(n)],
-        at=datetime.now(UTC),
         player_id=player,
         variant="freecell",
         deal=1,
@@ -37,9 +36,9 @@ def _args(game_id: uuid.UUID, player: uuid.UUID, first_seq: int, n: int, **kw: o
         status="playing",
         moves=first_seq,
         undos=0,
+        hints=0,
         foundation_cards=0,
-        finished_at=None,
-        elapsed_ms=None,
+        finish="none",
     )
     base.update(kw)
     return base
@@ -48,8 +47,8 @@ def _args(game_id: uuid.UUID, player: uuid.UUID, first_seq: int, n: int, **kw: o
 async def test_append_and_read_in_order(store: EventStore) -> None:
     pid = await _player(store)
     gid = uuid.uuid4()
-    assert await store.record(**_args(gid, pid, 1, 3)) is None
-    assert await store.record(**_args(gid, pid, 4, 2)) is None
+    assert (await store.record(**_args(gid, pid, 1, 3))).replayed is None
+    assert (await store.record(**_args(gid, pid, 4, 2))).replayed is None
     events = await store.read_events(gid)
     assert [e.seq for e in events] == [1, 2, 3, 4, 5]
     assert [e.data["i"] for e in events] == [1, 2, 3, 4, 5]
@@ -94,9 +93,30 @@ async def test_idempotency_key_returns_the_first_answer(store: EventStore) -> No
     first = await store.record(
         **_args(gid, pid, 1, 1, key="k", request_hash="h1", http_status=201, response={"n": 1})
     )
-    assert first is None
+    assert first.replayed is None
     again = await store.record(
         **_args(gid, pid, 2, 1, key="k", request_hash="h2", http_status=201, response={"n": 2})
     )
-    assert again is not None and again.response == {"n": 1} and again.request_hash == "h1"
+    assert again.replayed is not None
+    assert again.replayed.response == {"n": 1} and again.replayed.request_hash == "h1"
+    # the earlier answer's time is the first write's, from the database's clock
+    assert again.replayed.at == first.at
     assert [e.seq for e in await store.read_events(gid)] == [1]
+
+
+async def test_times_come_from_the_database_and_a_finish_is_timed_there(
+    store: EventStore,
+) -> None:
+    pid = await _player(store)
+    gid = uuid.uuid4()
+    async with store.connection() as conn:
+        before = await conn.fetchval("SELECT clock_timestamp()")
+    created = await store.record(**_args(gid, pid, 1, 1))
+    ended = await store.record(**_args(gid, pid, 2, 1, status="abandoned", finish="now"))
+    kept = await store.record(**_args(gid, pid, 3, 1, status="abandoned", finish="keep"))
+    assert before <= created.at <= ended.at <= kept.at
+    assert created.created_at == created.at and created.finished_at is None
+    assert ended.created_at == created.at and ended.finished_at == ended.at
+    assert ended.elapsed_ms == (ended.at - created.at) // timedelta(milliseconds=1) >= 0
+    assert (kept.finished_at, kept.elapsed_ms) == (ended.finished_at, ended.elapsed_ms)
+    assert [e.at for e in await store.read_events(gid)] == [created.at, ended.at, kept.at]

@@ -1,0 +1,12 @@
+// Small words and numbers the page shows in several places.
+
+export const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** "3:07", "1:02:07" */
+export function formatTime(ms) {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
