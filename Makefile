@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-browser test-db lint bench install clean-db
+.PHONY: run test test-browser test-db lint bench install clean-db solver-lib
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,17 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) -m service run
 
-test: $(STAMP)
+test: $(STAMP) solver-lib
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m "not browser"
+
+# Freecell Solver's library and binary (Debian), the fast path for hints and the tests'
+# oracle: installed here when missing and we are root; the service works without them
+solver-lib:
+	@[ -e /usr/lib/x86_64-linux-gnu/libfreecell-solver.so.0 ] || ls /usr/lib/*/libfreecell-solver.so.0 >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq libfreecell-solver0 freecell-solver-bin) >/dev/null 2>&1 \
+	      || echo "could not install Freecell Solver; hints use the engine's solver only"; \
+	  else echo "Freecell Solver's library is not installed (apt-get install libfreecell-solver0)"; fi; }
 
 # the reference web client in headless Chromium: Debian's chromium (installed here when
 # missing and we are root), driven by Playwright (no browser download)

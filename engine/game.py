@@ -15,8 +15,10 @@ Events are plain data (a type and a JSON-able dict) that the service stores verb
 ``GameWon``       ``{}``
 ``GameAbandoned`` ``{}``
 ``HintGiven``     ``{"verdict": "winnable", "move": {"from", "to", "count"} | null,
-                  "moves_to_win": 87 | null}`` a hint the player asked for; it changes
-                  nothing on the board, and makes the game assisted.
+                  "moves_to_win": 87 | null, "line": ["t3-t5", ...]}`` a hint the player
+                  asked for; it changes nothing on the board, and makes the game
+                  assisted. ``line`` (the player moves of the winning line, kept so that
+                  the next hint along it is a lookup) is the service's own.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class Game:
         "_turns",
         "autoplay",
         "deal",
+        "hint_line",
         "hints",
         "position",
         "undos",
@@ -106,6 +109,7 @@ class Game:
     version: int
     undos: int
     hints: int
+    hint_line: tuple[str, ...] | None
 
     def __init__(self, variant: str, deal: int, autoplay: bool = True) -> None:
         """The opening position of the deal, before any event; prefer :meth:`new`."""
@@ -119,6 +123,7 @@ class Game:
         self.version = 0
         self.undos = 0
         self.hints = 0
+        self.hint_line = None  # the line of the last hint (HintGiven's "line")
         self._state = "playing"  # or "won", "abandoned"
         self._opening = 0  # automatic moves before the first player move
         self._turns: list[int] = []  # per player move in effect: 1 + its automatic moves
@@ -204,6 +209,7 @@ class Game:
         new.version = self.version
         new.undos = self.undos
         new.hints = self.hints
+        new.hint_line = self.hint_line
         new._state = self._state
         new._opening = self._opening
         new._turns = self._turns[:]
@@ -370,14 +376,25 @@ class Game:
         self.version += 1
         return [Event(GAME_ABANDONED, {})]
 
-    def give_hint(self, verdict: str, move: Move | None, moves_to_win: int | None) -> list[Event]:
-        """Record a hint (the solver's verdict on the current position and its first move)."""
+    def give_hint(
+        self,
+        verdict: str,
+        move: Move | None,
+        moves_to_win: int | None,
+        line: tuple[str, ...] | None = None,
+    ) -> list[Event]:
+        """Record a hint (the solver's verdict on the current position, its first move, and
+        the player moves of the whole line when there is one)."""
         self._live()
         if move is not None:
             move = self.position.check(move)
+        data = _hint_data(verdict, move, moves_to_win)
+        if line:
+            data["line"] = list(line)
         self.hints += 1
+        self.hint_line = tuple(line) if line else None
         self.version += 1
-        return [Event(HINT_GIVEN, _hint_data(verdict, move, moves_to_win))]
+        return [Event(HINT_GIVEN, data)]
 
     # ------------------------------------------------------------------ replay
 
@@ -442,6 +459,8 @@ class Game:
                 if hinted is not None:
                     pos.check(move_of(hinted["from"], hinted["to"], hinted.get("count", 1)))
             self.hints += 1
+            line = data.get("line")
+            self.hint_line = tuple(line) if line else None
         elif kind == GAME_CREATED:
             raise InvalidMove("GameCreated can only be the first event of a game")
         else:

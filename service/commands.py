@@ -163,7 +163,9 @@ async def abandon(
 
 
 Judge = Callable[[Game], Awaitable[dict[str, Any]]]
-"""The solver's hint on a game's position: {"verdict", "move", "moves_to_win", ...}."""
+"""The solver's hint on a game's position: {"verdict", "move", "moves_to_win", "solver",
+"line"}: `line`, the player moves of the winning line, goes on the record for the next
+hint and is shown to nobody."""
 
 
 async def give_hint(
@@ -195,11 +197,15 @@ async def give_hint(
             "moves_to_win": found.get("moves_to_win"),
             "solver": found.get("solver"),
         }
+        line = found.get("line")
 
         def action(
-            g: Game, extra: dict[str, Any] = extra, hinted: Move | None = hinted
+            g: Game,
+            extra: dict[str, Any] = extra,
+            hinted: Move | None = hinted,
+            line: tuple[str, ...] | None = line,
         ) -> list[Event]:
-            return g.give_hint(extra["verdict"], hinted, extra["moves_to_win"])
+            return g.give_hint(extra["verdict"], hinted, extra["moves_to_win"], line)
 
         try:
             return await write(uow, game_id, player, game.version, idem, action, extra)
@@ -353,7 +359,8 @@ def _template(
         **(extra or {}),
         "game": view,
         "events": [
-            {"seq": first_seq + i, "type": e.type, "at": STAMP, "data": e.data}
+            {"seq": first_seq + i, "type": e.type, "at": STAMP,
+             "data": queries.public_data(e.type, e.data)}
             for i, e in enumerate(events)
         ],
     }

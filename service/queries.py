@@ -167,5 +167,18 @@ async def read_events(
     return {"events": [event_view(e) for e in page], "next": page[-1].seq if more else None}
 
 
+# What the log keeps for the service alone: a hint's whole winning line (HintGiven's
+# "line"), so that the next hint along it is a lookup on any instance. Shown to nobody:
+# a line read off one game's log would play any other game of the deal.
+PRIVATE: Final = {"HintGiven": frozenset({"line"})}
+
+
+def public_data(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    private = PRIVATE.get(kind)
+    if private is None or not private & data.keys():
+        return data
+    return {k: v for k, v in data.items() if k not in private}
+
+
 def event_view(e: StoredEvent) -> dict[str, Any]:
-    return {"seq": e.seq, "type": e.type, "at": e.at, "data": e.data}
+    return {"seq": e.seq, "type": e.type, "at": e.at, "data": public_data(e.type, e.data)}

@@ -360,29 +360,133 @@ def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
 # ---------------------------------------------------------------- hints, analysis, deals
 
 
-def hint_view(game: Game, found: Verdict) -> dict[str, Any]:
-    move = None
-    if found.verdict == WINNABLE and found.line:
-        move = {"from": found.line[0].source, "to": found.line[0].target,
-                "count": found.line[0].count}  # fmt: skip
+def player_moves(
+    position: Position, line: tuple[Move, ...], autoplay: bool
+) -> tuple[Move, ...] | None:
+    """The moves a player makes to follow a winning line from ``position`` (see
+    :func:`follow_line`); None when the line cannot be followed to the end."""
+    moves, stuck = follow_line(position, line, autoplay)
+    return moves if stuck is None else None
+
+
+def follow_line(
+    position: Position, line: tuple[Move, ...], autoplay: bool
+) -> tuple[tuple[Move, ...], Position | None]:
+    """The moves a player makes to follow a winning line from ``position``, and where they
+    got stuck (None when they win). With autoplay on, the line less the moves to the
+    foundations that the game plays by itself on the way; the game may put a card up
+    earlier than the line does, and the line may have needed that card where it was:
+    then the player is stuck there, and a new search goes on from that position."""
+    raw = position.copy()  # the line as the search played it
+    pos = position.copy()  # the game as the player plays it
+    moves: list[Move] = []
+    for move in line:
+        if pos.is_won:  # the game put the last cards up by itself
+            break
+        try:
+            card = raw.card_at(move.source)
+            raw.push(raw.check(move))
+            if autoplay and card is not None and move.target == "f" and up(pos, card):
+                continue  # the game put it up already
+            pos.push(pos.check(move))
+        except ValueError:
+            return tuple(moves), pos
+        moves.append(move)
+        while autoplay and (auto := pos.auto_move()) is not None:
+            pos.push(auto)
+    return tuple(moves), (None if pos.is_won else pos)
+
+
+def up(position: Position, card: Card) -> bool:
+    """Whether the card is on its foundation already."""
+    return position.foundations[card.suit] >= card.rank
+
+
+def _follows(position: Position, moves: tuple[Move, ...], autoplay: bool) -> bool:
+    """Whether playing these moves from ``position`` as a player (the game's automatic
+    moves after each, with autoplay on) wins, every move legal."""
+    pos = position.copy()
+    try:
+        for move in moves:
+            pos.push(pos.check(move))
+            while autoplay and (auto := pos.auto_move()) is not None:
+                pos.push(auto)
+    except ValueError:
+        return False
+    return pos.is_won
+
+
+def line_from_record(game: Game) -> tuple[Move, ...] | None:
+    """The rest of the last hint's line (kept in the game's log), when the game still lies
+    on it: a tail of the line that wins from the present position. A player who
+    follows the hints gets the same line one move shorter each time, on any instance and
+    after any restart; one who left it gets None (and a new search)."""
+    if not game.hint_line:
+        return None
+    moves = tuple(Move.parse(text) for text in game.hint_line)
+    # most often the hinted move was just played: the line less its first move; else the
+    # shortest tail that still wins (a tail may also win from a position the player
+    # reached another way, so the longest one would not always be progress)
+    for k in (1, *range(len(moves) - 1, -1, -1)):
+        tail = moves[k:]
+        if tail and _follows(game.position, tail, game.autoplay):
+            return tail
+    return None
+
+
+def hint_view(
+    game: Game, verdict: str, moves: tuple[Move, ...] | None, solver: str, keep: bool = True
+) -> dict[str, Any]:
+    """The hint's answer; ``line`` (the player moves to win) is the service's own: it goes
+    into the HintGiven event (unless ``keep`` is false) and is never shown."""
+    winnable = verdict == WINNABLE and moves is not None
+    first = moves[0] if winnable and moves else None
     return {
         "version": game.version,
-        "verdict": found.verdict,
-        "move": move,
-        "moves_to_win": found.moves_to_win if found.verdict == WINNABLE else None,
-        "solver": found.solver,
+        "verdict": verdict,
+        "move": None if first is None else first.to_dict(),
+        "moves_to_win": len(moves) if winnable and moves is not None else None,
+        "solver": solver,
+        "line": tuple(str(m) for m in moves) if winnable and moves and keep else None,
     }
 
 
 async def hint(solver: Solver, game: Game) -> dict[str, Any]:
-    """The first move of a winning line from the game's position (the game is not over)."""
+    """The first move of a winning line from the game's position (the game is not over).
+
+    ``moves_to_win`` counts the moves the player still makes: with autoplay on, the moves
+    to the foundations the game plays by itself are not counted. Following the hints is a
+    lookup: the line of the last hint is on the game's record."""
+    if game.position.is_won:
+        return hint_view(game, WINNABLE, (), "none")
+    recorded = line_from_record(game)
+    if recorded is not None:
+        return hint_view(game, WINNABLE, recorded, "record")
     found = await solver.verdict(game.position)
     if game.autoplay:
         solver.remember_after_autoplay(game.position, found)
     if game.moves == 0 and found.verdict != UNKNOWN:
         # the deal's opening (automatic moves change no verdict): remember the deal
         table(game.variant).learn(game.deal, found.verdict == WINNABLE)
-    return hint_view(game, found)
+    if found.verdict != WINNABLE or not found.line:
+        return hint_view(game, found.verdict, None, found.solver)
+    moves, stuck = follow_line(game.position, found.line, game.autoplay)
+    for _attempt in range(8):  # where autoplay took a card the line needed: search on
+        if stuck is None:
+            break
+        more = await solver.verdict(stuck)
+        if more.verdict != WINNABLE or not more.line:
+            break
+        tail, stuck = follow_line(stuck, more.line, game.autoplay)
+        moves += tail
+    if stuck is not None:  # not followable to the end: the first move stands alone
+        return hint_view(game, WINNABLE, found.line, found.solver, keep=False)
+    return hint_view(game, WINNABLE, moves, found.solver)
+
+
+def public_hint(body: dict[str, Any]) -> dict[str, Any]:
+    """A hint's answer as a client sees it (without the line)."""
+    return {k: v for k, v in body.items() if k != "line"}
 
 
 async def analysis(

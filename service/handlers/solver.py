@@ -43,7 +43,7 @@ async def hint_after(request: web.Request) -> web.Response:
             " POST /v1/games/{id}/hint and the player's token",
             current_version=game.version,
         )
-    return json_response(await solving.hint(request.app[SOLVER_KEY], game))
+    return json_response(solving.public_hint(await solving.hint(request.app[SOLVER_KEY], game)))
 
 
 async def analysis(request: web.Request) -> web.Response:

@@ -235,11 +235,11 @@ async def test_hinted_undone_and_clean_wins_land_on_their_boards(client: TestCli
 
 
 async def test_a_win_faster_than_a_hand_is_unverified(db_url: str) -> None:
-    deal, line = shortest("bakers_dozen")
-    base = f"/v1/leaderboards/bakers_dozen/{deal}"
+    deal, line = shortest("bakers_game")
+    base = f"/v1/leaderboards/bakers_game/{deal}"
 
     async def win(client: TestClient, player: dict[str, Any], pause: float) -> dict[str, Any]:
-        game = await new_game(client, player, variant="bakers_dozen", deal=deal, autoplay=False)
+        game = await new_game(client, player, variant="bakers_game", deal=deal, autoplay=False)
         for move in line:
             await asyncio.sleep(pause)
             answer = await post(client, player, f"/v1/games/{game['id']}/moves", move.to_dict())
@@ -253,8 +253,8 @@ async def test_a_win_faster_than_a_hand_is_unverified(db_url: str) -> None:
         [entry] = (await get(strict, f"{base}?assisted=true"))["entries"]
         assert entry["game_id"] == fast["id"] and entry["verified"] is False
         assert entry["assisted"] is False
-    async with instance(db_url, min_median_move_ms=25) as paced:
+    async with instance(db_url, min_median_move_ms=20) as paced:
         ada = await new_player(paced, "ada")
-        slow = await win(paced, ada, 0.035)
+        slow = await win(paced, ada, 0.025)
         [entry] = (await get(paced, base))["entries"]
         assert entry["game_id"] == slow["id"] and entry["verified"] is True

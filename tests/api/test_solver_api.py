@@ -44,12 +44,16 @@ async def test_following_hints_from_the_opening_wins(
     ada = await new_player(client)
     game = await new_game(client, ada, variant=variant, deal=deal, autoplay=autoplay)
     gid = game["id"]
+    left = None
     for _ in range(400):
         if game["status"] == "won":
             break
         h = await hint(client, ada, gid)
         assert h["version"] == game["version"] + 1
         assert h["verdict"] == "winnable" and h["moves_to_win"] >= 1
+        # the same line, one player move shorter (automatic moves are not counted)
+        assert left is None or h["moves_to_win"] == left - 1, (left, h)
+        left = h["moves_to_win"]
         # the hint is a legal move of the position the client sees, and played it keeps
         # the game winnable (checked by the engine's solver, not by the service)
         pos = Game.replay(
@@ -58,6 +62,7 @@ async def test_following_hints_from_the_opening_wins(
         assert Move.from_dict(h["move"]) in pos.legal_moves
         game = await play(client, ada, gid, h["move"])
     assert game["status"] == "won" and game["assisted"] is True and game["hints"] >= 1
+    assert left == 1
     r = await client.post(f"/v1/games/{gid}/hint", json={}, headers=auth(ada))
     assert r.status == 409
     assert (await r.json())["type"].endswith("/game-over")

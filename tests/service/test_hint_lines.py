@@ -1,0 +1,77 @@
+"""Following the hints from the opening wins, in every game, with autoplay on and off: each
+hinted move played leaves `moves_to_win` exactly one less, and every hint after the first
+is read off the game's record (its last HintGiven's line), so another instance or a
+restarted one (here: a solver that may not search) answers the same."""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor, ThreadPoolExecutor
+
+import pytest
+
+from engine import VARIANTS, Game, Move
+from service import fcsolve
+from service.deal_table import table
+from service.solving import Solver, hint, player_moves
+
+DEALS = 20  # per game and autoplay setting
+
+
+class NoSearch(Executor):
+    """The pool of an instance that must not search: following a line is a lookup."""
+
+    def submit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def, override]
+        raise AssertionError("a hint along a recorded line searched")
+
+
+def deals(variant: str) -> list[int]:
+    known = table(variant)
+    return [d for d in range(1, 400) if known.solvable(d)]
+
+
+@pytest.mark.parametrize("autoplay", [True, False])
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_hints_lead_home_one_move_at_a_time(variant: str, autoplay: bool) -> None:
+    searcher = Solver(10.0, prefetch=False, executor_factory=lambda: ThreadPoolExecutor(1))
+    other = Solver(10.0, prefetch=False, executor_factory=NoSearch)
+    followed = 0
+    try:
+        for deal in deals(variant):
+            if followed == DEALS:
+                break
+            game, _ = Game.new(variant, deal, autoplay)
+            first = await hint(searcher, game)
+            if first["verdict"] == "unknown" and not fcsolve.available():
+                continue  # the engine's search alone ran out of time on this opening
+            assert first["verdict"] == "winnable", (variant, deal, first)
+            followed += 1
+            h, left, hints = first, first["moves_to_win"], 0
+            while game.status != "won":
+                assert h["verdict"] == "winnable" and h["moves_to_win"] == left, (deal, h)
+                game.give_hint(h["verdict"], Move.from_dict(h["move"]), h["moves_to_win"],
+                               h["line"])
+                game.play(Move.from_dict(h["move"]))
+                hints += 1
+                left -= 1
+                h = await hint(other, game)
+                if game.status != "won":
+                    assert h["solver"] == "record"
+            assert left == 0 and hints == first["moves_to_win"]
+        assert followed == DEALS
+    finally:
+        searcher.close()
+
+
+def test_with_autoplay_the_player_does_not_count_the_automatic_moves() -> None:
+    """A line that moves every card up itself counts, with autoplay on, only the moves the
+    game does not make by itself."""
+    from engine.solver import solve
+
+    pos = VARIANTS["freecell"].deal(1)
+    line = solve(pos, max_seconds=20).moves
+    assert line is not None
+    off = player_moves(pos, line, False)
+    on = player_moves(pos, line, True)
+    assert off == line and on is not None
+    assert len(on) < len(off)
+    assert all(m in line for m in on)
