@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -33,9 +34,10 @@ from .settings import Settings
 from .solving import solver_ctx
 from .store import EventStore, StoreError, create_pool
 from .stream import StreamHub
-from .uow import GameCache, UnitOfWork
+from .uow import GameCache, Lru, UnitOfWork
 
 access_log = logging.getLogger("service.access")
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 log = logging.getLogger("service")
 
 
@@ -70,7 +72,10 @@ def setup_routes(app: web.Application) -> None:
 @web.middleware
 async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
     """Request id, latency histogram, request counter and one log line per request."""
-    request_id = request.headers.get("X-Request-Id") or uuid.uuid4().hex[:16]
+    # a client's id is taken only when it is a plain token: it goes into headers, logs and
+    # error bodies, so anything else (spaces, quotes, control characters) gets a new one
+    offered = request.headers.get("X-Request-Id", "")
+    request_id = offered if REQUEST_ID.fullmatch(offered) else uuid.uuid4().hex[:16]
     request[REQUEST_ID_KEY] = request_id
     started = time.perf_counter()
     status = 500
@@ -113,6 +118,8 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
         app[UOW_KEY] = UnitOfWork(
             store=EventStore(pool, settings.db_timeout, settings.min_median_move_ms),
             games=GameCache(settings.cache_games),
+            players=Lru(settings.cache_tokens),
+            max_game_events=settings.max_game_events,
         )
         yield
         await pool.close()

@@ -27,7 +27,14 @@ from engine import EngineError, Event, Game, IllegalMove, Move
 
 from . import queries
 from .deals import check_deal, random_deal
-from .errors import Forbidden, GameFinished, ServiceError, Unprocessable, VersionMismatch
+from .errors import (
+    Forbidden,
+    GameFinished,
+    LogFull,
+    ServiceError,
+    Unprocessable,
+    VersionMismatch,
+)
 from .players import Player
 from .store import Recorded, Replayed, VersionConflict
 from .uow import LiveGame, UnitOfWork
@@ -236,6 +243,16 @@ def _check_version(game: Game, expected_version: int | None) -> None:
         )
 
 
+def _check_room(uow: UnitOfWork, game: Game, work: Game, events: list[Event]) -> None:
+    """A game's log holds at most MAX_GAME_EVENTS events; abandoning always has room."""
+    if work.version > uow.max_game_events and work.status != "abandoned":
+        raise LogFull(
+            f"this game's log is full ({uow.max_game_events} events at most); it can"
+            " still be abandoned: start a new game",
+            current_version=game.version,
+        )
+
+
 def _check_live(game: Game) -> None:
     if game.is_over:
         raise GameFinished(
@@ -291,6 +308,7 @@ async def _write_locked(
             _check_version(game, expected_version)
             _check_live(game)
             events = action(work)
+            _check_room(uow, game, work, events)
         except (EngineError, VersionMismatch) as exc:
             refusal = exc
         if refusal is not None:

@@ -54,3 +54,9 @@ class TooManyRequests(ServiceError):
 
 class GameFinished(Conflict):
     slug = "game-over"
+
+
+class LogFull(Conflict):
+    """The game's log holds as many events as a game may (MAX_GAME_EVENTS)."""
+
+    slug = "log-full"

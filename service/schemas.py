@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -35,15 +36,28 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# Unicode categories no name may hold: control (Cc), format (Cf: bidirectional marks and
+# overrides, zero-width joiners and spaces), private use (Co), surrogates (Cs) and
+# unassigned (Cn); with them one player could pass for another on a board.
+_NOT_IN_NAMES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
+NAME_MAX = 32
+
+
 class NewPlayer(Body):
-    name: StrictStr = Field(min_length=1, max_length=40)
+    name: StrictStr = Field(min_length=1, max_length=400)
 
     @field_validator("name")
     @classmethod
     def _printable(cls, name: str) -> str:
-        # control characters (NUL cannot even be stored in PostgreSQL text) make no name
-        if any(ch < " " or "\x7f" <= ch <= "\x9f" for ch in name):
-            raise ValueError("a name cannot contain control characters")
+        name = name.strip()
+        if not 1 <= len(name) <= NAME_MAX:
+            raise ValueError(f"a name is 1 to {NAME_MAX} characters after trimming spaces")
+        for ch in name:
+            if unicodedata.category(ch) in _NOT_IN_NAMES:
+                raise ValueError(
+                    f"a name cannot contain control, format (bidirectional or zero-width)"
+                    f" or private-use characters such as U+{ord(ch):04X}"
+                )
         return name
 
 

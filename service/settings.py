@@ -23,8 +23,11 @@ class Settings(BaseSettings):
     # seconds a request waits for the database before answering 503
     db_timeout: float = 5.0
     max_body_bytes: int = 64 * 1024
-    # positions kept in memory (games); least recently used ones are dropped
+    # positions kept in memory (games), and players by token; least recently used first out
     cache_games: int = 20_000
+    cache_tokens: int = 100_000
+    # the most events a game's log may hold: a write past it is 409 (abandoning still works)
+    max_game_events: int = Field(default=5000, ge=10)
     idempotency_hours: int = 48
     # "off" switches every rate limit off; otherwise limits below apply
     rate_limits: str = "on"

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Generic, TypeVar
 
 from engine import Game
 
@@ -58,11 +59,44 @@ class GameCache:
         return len(self._items)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Lru(Generic[K, V]):
+    """A mapping that keeps at most `capacity` items, dropping the least recently used."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def pop(self, key: K) -> V | None:
+        return self._items.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 @dataclass
 class UnitOfWork:
     store: EventStore
     games: GameCache
-    players: dict[bytes, tuple[uuid.UUID, str]] = field(default_factory=dict)
+    # players by their token's hash, the most recently used ones
+    players: Lru[bytes, tuple[uuid.UUID, str]] = field(default_factory=lambda: Lru(100_000))
+    # the most events one game's log may hold (a write past it is refused; abandoning is not)
+    max_game_events: int = 5000
     # told (game id, last seq) after every commit of this instance: live streams listen
     committed: Callable[[uuid.UUID, int], None] = field(default=lambda _game, _seq: None)
     locks: dict[uuid.UUID, asyncio.Lock] = field(default_factory=dict)

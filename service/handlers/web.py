@@ -11,7 +11,18 @@ from ..errors import NotFound
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 # Plain files, no build step: let browsers revalidate (ETag / Last-Modified) on each load.
-HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+# The page loads nothing but its own files and talks to nothing but its own origin (the
+# API and the live-event sockets).
+HEADERS = {
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+        " connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none';"
+        " form-action 'self'"
+    ),
+    "Referrer-Policy": "no-referrer",
+}
 TYPES = {
     ".js": "text/javascript",
     ".css": "text/css",

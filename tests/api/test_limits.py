@@ -1,0 +1,77 @@
+"""Limits that keep one client from hurting the others: a game's log has a size, names
+cannot impersonate, a client's request id is taken only when harmless, the page is served
+with a Content-Security-Policy."""
+
+from __future__ import annotations
+
+from aiohttp.test_utils import TestClient
+
+from service.uow import Lru
+
+from .helpers import auth, new_game, new_player
+from .test_records import instance
+
+
+async def test_a_full_log_refuses_writes_but_abandoning(db_url: str) -> None:
+    async with instance(db_url, max_game_events=10) as client:
+        ada = await new_player(client)
+        game = await new_game(client, ada, deal=617, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+        statuses = []
+        for i in range(12):  # a card from cell to cell and back: a log grows cheaply
+            j = min(i, 9)  # the refused move, asked for again
+            move = {"from": "t1", "to": "c1"} if j == 0 else {
+                "from": f"c{1 + (j - 1) % 2}", "to": f"c{1 + j % 2}"}
+            r = await client.post(f"{url}/moves", json=move, headers=auth(ada))
+            statuses.append(r.status)
+            if r.status == 409:
+                problem = await r.json()
+                assert problem["type"].endswith("/log-full"), problem
+                assert "abandoned" in problem["detail"]
+        assert statuses == [201] * 9 + [409] * 3
+        r = await client.post(f"{url}/hint", json={}, headers=auth(ada))
+        assert r.status == 409
+        r = await client.post(f"{url}/abandon", json={}, headers=auth(ada))
+        assert r.status == 201, await r.text()
+        assert (await r.json())["game"]["version"] == 11
+
+
+async def test_names_cannot_pass_for_another(client: TestClient) -> None:
+    ada = await new_player(client, "  ada  ")
+    assert ada["name"] == "ada"
+    for bad in ("ad\u200ba", "\u202eada", "ada\u200d", "\ue000ada", "a\x00", " ", "x" * 33,
+                "\u2066ada\u2069"):
+        r = await client.post("/v1/players", json={"name": bad})
+        assert r.status == 400, (bad, await r.text())
+    r = await client.post("/v1/players", json={"name": "x" * 32})
+    assert r.status == 201
+    r = await client.post("/v1/players", json={"name": "Zoë Ørsted 李"})
+    assert r.status == 201
+
+
+async def test_a_request_id_is_taken_only_when_harmless(client: TestClient) -> None:
+    r = await client.get("/healthz", headers={"X-Request-Id": "app-42.x_y"})
+    assert r.headers["X-Request-Id"] == "app-42.x_y"
+    for bad in ("has space", "<script>", "x" * 65, "a\"b"):
+        r = await client.get("/healthz", headers={"X-Request-Id": bad})
+        assert r.headers["X-Request-Id"] != bad and len(r.headers["X-Request-Id"]) == 16
+
+
+async def test_the_page_allows_only_its_own_origin(client: TestClient) -> None:
+    for path in ("/", "/static/main.js"):
+        r = await client.get(path)
+        assert r.status == 200
+        policy = r.headers["Content-Security-Policy"]
+        assert "default-src 'self'" in policy and "script-src 'self'" in policy
+        assert "unsafe-inline" not in policy
+        assert r.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_the_token_cache_is_bounded() -> None:
+    cache: Lru[bytes, int] = Lru(3)
+    for i in range(5):
+        cache[bytes([i])] = i
+    assert len(cache) == 3 and cache.get(b"\x00") is None and cache.get(b"\x04") == 4
+    cache.get(b"\x02")
+    cache[b"\x05"] = 5  # the least recently used (\x03) goes
+    assert cache.get(b"\x03") is None and cache.get(b"\x02") == 2
