@@ -179,14 +179,15 @@ class Position:
         pos._legal = None
         return pos
 
-    def copy(self: P) -> P:
-        """An independent copy (layout and move stack)."""
+    def copy(self: P, *, stack: bool = True) -> P:
+        """An independent copy: the layout, and the move stack unless ``stack`` is false
+        (then the copy cannot undo, and costs the layout only, however long the game)."""
         new = object.__new__(type(self))
         new.tableau = [column[:] for column in self.tableau]
         new.cells = self.cells[:]
         new.foundations = self.foundations.copy()
-        new.move_stack = self.move_stack[:]
-        new._moved = self._moved[:]
+        new.move_stack = self.move_stack[:] if stack else []
+        new._moved = self._moved[:] if stack else []
         new._legal = self._legal
         return new
 

@@ -507,11 +507,11 @@ async def analysis(
     started = time.monotonic()
     game = Game.replay([Event(events[0][1], events[0][2])])
     seqs = [events[0][0]]
-    positions = [game.position.copy()]
+    positions = [game.position.copy(stack=False)]  # layouts only: linear in the log
     for seq, kind, data in events[1:]:
         game.apply(Event(kind, data))
         seqs.append(seq)
-        positions.append(game.position.copy())
+        positions.append(game.position.copy(stack=False))
     judged: dict[int, str] = {}
 
     async def judge(i: int) -> str:

@@ -56,7 +56,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
     sub = hub.subscribe(gid, after)
     streams[ws] = sub  # from here on, a shutdown ends this stream too
     try:
-        backlog = await store.read_events(gid, after)
+        backlog = await store.read_events(gid, after, BACKLOG_PAGE)
         if not backlog and gid not in await store.versions([gid]):
             raise NotFound(f"there is no game with id {gid}")
         await ws.prepare(request)
@@ -99,6 +99,11 @@ async def _serve(
         await asyncio.wait(tasks)
 
 
+# a new stream's stored events are read and sent this many at a time, so that a long log
+# costs memory in proportion to a page, not to the log
+BACKLOG_PAGE = 1000
+
+
 def _small_buffers(request: web.Request) -> None:
     """Cap what a stream socket parks in the transport and in the kernel: with thousands
     of subscribers, a stuck client costs its queue (ws_queue events) and 2 x 16 KiB, and
@@ -116,8 +121,14 @@ def _small_buffers(request: web.Request) -> None:
 async def _send(
     ws: web.WebSocketResponse, sub: Subscription, store: EventStore, backlog: list[StoredEvent]
 ) -> None:
-    """The stored events, then every batch the hub delivers, without what was sent."""
-    await _send_items(ws, sub, [event_message(e) for e in backlog])
+    """The stored events, a page at a time, then every batch the hub delivers, without
+    what was sent."""
+    page = backlog
+    while True:
+        await _send_items(ws, sub, [event_message(e) for e in page])
+        if len(page) < BACKLOG_PAGE:
+            break
+        page = await store.read_events(sub.game_id, sub.last, BACKLOG_PAGE)
     while batch := await sub.take():
         fresh = [item for item in batch if item[0] > sub.last]
         if not fresh:

@@ -75,3 +75,37 @@ def test_the_token_cache_is_bounded() -> None:
     cache.get(b"\x02")
     cache[b"\x05"] = 5  # the least recently used (\x03) goes
     assert cache.get(b"\x03") is None and cache.get(b"\x02") == 2
+
+
+async def test_a_long_log_is_read_and_streamed_in_pages(client: TestClient) -> None:
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=617, autoplay=False)
+    url = f"/v1/games/{game['id']}"
+    r = await client.post(f"{url}/moves", json={"from": "t1", "to": "c1"}, headers=auth(ada))
+    assert r.status == 201
+    for i in range(1001):  # the card from cell to cell: 1003 events in all
+        a, b = (1, 2) if i % 2 == 0 else (2, 1)
+        r = await client.post(f"{url}/moves", json={"from": f"c{a}", "to": f"c{b}"},
+                              headers=auth(ada))
+        assert r.status == 201
+    first = await (await client.get(f"{url}/events?limit=5000")).json()
+    assert len(first["events"]) == 1000 and first["next"] == 1000
+    rest = await (await client.get(f"{url}/events?after={first['next']}")).json()
+    assert [e["seq"] for e in rest["events"]] == list(range(1001, 1004))
+    assert rest["next"] is None
+    async with client.ws_connect(f"{url}/stream?after=0") as ws:
+        seqs = []
+        while len(seqs) < 1003:
+            seqs.append((await ws.receive_json(timeout=10))["seq"])
+    assert seqs == list(range(1, 1004))
+
+
+def test_a_copy_without_its_stack_costs_the_layout_only() -> None:
+    from engine import VARIANTS, Move
+
+    pos = VARIANTS["freecell"].deal(617)
+    for text in ("t1-c1", "c1-c2", "c2-c1"):
+        pos.play(Move.parse(text))
+    bare = pos.copy(stack=False)
+    assert bare == pos and bare.move_stack == [] and len(pos.move_stack) == 3
+    assert pos.copy().move_stack == pos.move_stack

@@ -62,7 +62,7 @@ def as_shown(state: dict[str, Any]) -> dict[str, Any]:
 
 async def idle(page: Any) -> None:
     """Everything the last action set going (requests, moves being shown) is done."""
-    await page.wait_for_function("document.body.dataset.busy === 'false'")
+    await page.wait_for_function("() => document.body.dataset.busy === 'false'")
 
 
 async def shown(page: Any) -> dict[str, Any]:

@@ -142,7 +142,7 @@ async def test_a_won_game_replays_to_the_end_and_back(
     await page.select_option("#replay-speed", "max")
     await page.click("#replay-play")
     await page.wait_for_function(
-        "document.querySelector('#replay-controls').dataset.state === 'ended'"
+        "() => document.querySelector('#replay-controls').dataset.state === 'ended'"
     )
     assert await step_of(page) == total
     assert await field(page, "step") == str(total)
@@ -318,7 +318,7 @@ async def test_a_long_log_is_read_by_pages_and_stepped_back(
     await page.select_option("#replay-speed", "max")
     await page.click("#replay-play")
     await page.wait_for_function(
-        "document.querySelector('#replay-controls').dataset.state === 'ended'"
+        "() => document.querySelector('#replay-controls').dataset.state === 'ended'"
     )
     await check(total)
 
@@ -373,5 +373,5 @@ async def test_board_entries_mark_hinted_and_unverified_wins(pages: Pages) -> No
         assert await link.get_attribute("href") == f"/?replay={e['game_id']}"
     await page.screenshot(path=screenshot_path("board_with_marks.png"), full_page=True)
     await page.uncheck("#board-assisted")
-    await page.wait_for_function("document.querySelectorAll('#leaderboard li').length === 1")
+    await page.wait_for_function("() => document.querySelectorAll('#leaderboard li').length === 1")
     assert asked[-1] == "default"

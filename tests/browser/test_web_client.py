@@ -427,13 +427,13 @@ async def test_a_second_page_watches_the_game_live(
     await watcher.goto(f"/?game={game_id}")
     await idle(watcher)
     assert await watcher.get_attribute("body", "data-mode") == "watch"
-    await watcher.wait_for_function("document.body.dataset.live === 'live'")
+    await watcher.wait_for_function("() => document.body.dataset.live === 'live'")
     assert await watcher.is_hidden("#actions")
 
     async def follows() -> None:
         game = await api_get(http, f"/v1/games/{game_id}")
         await watcher.wait_for_function(
-            f"document.querySelector('#table').dataset.version === '{game['version']}'"
+            f"() => document.querySelector('#table').dataset.version === '{game['version']}'"
             " && document.body.dataset.busy === 'false'"
         )
         await same_as_api(watcher, http, game_id)
