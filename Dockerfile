@@ -1,6 +1,11 @@
 FROM python:3.11-slim
 WORKDIR /app
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+# Freecell Solver's library: the fast path for hints in FreeCell, Baker's Game and
+# Beleaguered Castle (service/fcsolve.py loads it when present)
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libfreecell-solver0 \
+    && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY engine engine
 COPY service service
