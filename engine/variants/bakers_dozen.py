@@ -1,5 +1,6 @@
-"""Baker's Dozen (seed 002): 13 columns of 4 with the kings at the buried end, no cells,
-a card goes on any card one rank higher, an empty column stays empty."""
+"""Baker's Dozen (seed 002): 13 columns of 4 with the kings at the buried end (the kings
+and the other cards each keeping their order: engine/deals.py), no cells, a card goes on
+any card one rank higher, an empty column stays empty."""
 
 from __future__ import annotations
 

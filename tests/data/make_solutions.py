@@ -1,6 +1,7 @@
 """Regenerate the engine's test data in tests/data.
 
     .venv/bin/python tests/data/make_solutions.py
+    .venv/bin/python tests/data/make_solutions.py bakers_dozen   # only that game's solutions
 
 Writes
 * ``freecell_deal_<N>.txt``: ``make-microsoft-freecell-board -t N`` for a few deals, the
@@ -11,8 +12,9 @@ Writes
   moves to the foundations), and for Baker's Dozen from the small best-first search below
   (fc-solve cannot take 13 columns here).
 
-Needs ``fc-solve`` and ``make-microsoft-freecell-board`` only when run; the tests just read
-the files.  Every solution is played through the engine before it is stored.
+Needs ``fc-solve`` and ``make-microsoft-freecell-board`` only when run (not for
+``bakers_dozen`` alone, which rewrites just that game's solutions in ``solutions.json``); the
+tests just read the files.  Every solution is played through the engine before it is stored.
 """
 
 from __future__ import annotations
@@ -166,7 +168,36 @@ def write_fcsolve_state() -> None:
     (HERE / "fcsolve_state.txt").write_text("\n".join(lines) + "\n")
 
 
-def main() -> None:
+def bakers_dozen_solutions() -> dict[str, str]:
+    """Won lines of the first Baker's Dozen deals the search above wins."""
+    cls = VARIANTS["bakers_dozen"]
+    found: dict[str, str] = {}
+    deal = 0
+    while len(found) < BAKERS_DOZEN_WANTED and deal < 200:
+        deal += 1
+        moves = best_first(cls.deal(deal))
+        if moves is not None and verify(cls, deal, moves):
+            found[str(deal)] = " ".join(map(str, moves))
+            print("bakers_dozen", deal, len(moves), file=sys.stderr)
+    return found
+
+
+def write_solutions(solutions: dict[str, dict[str, str]]) -> None:
+    data = {
+        "about": "won games: deal number -> moves in engine text; see make_solutions.py",
+        "solutions": solutions,
+    }
+    (HERE / "solutions.json").write_text(json.dumps(data, indent=1) + "\n")
+
+
+def main(argv: list[str]) -> None:
+    if argv == ["bakers_dozen"]:
+        solutions = json.loads((HERE / "solutions.json").read_text())["solutions"]
+        solutions["bakers_dozen"] = bakers_dozen_solutions()
+        write_solutions(solutions)
+        return
+    if argv:
+        raise SystemExit("usage: make_solutions.py [bakers_dozen]")
     write_fcsolve_state()
     for deal in BOARD_DEALS:
         board = subprocess.run(
@@ -190,23 +221,9 @@ def main() -> None:
                 print(game, deal, len(moves), file=sys.stderr)
         solutions[game] = found
 
-    cls = VARIANTS["bakers_dozen"]
-    found = {}
-    deal = 0
-    while len(found) < BAKERS_DOZEN_WANTED and deal < 200:
-        deal += 1
-        moves = best_first(cls.deal(deal))
-        if moves is not None and verify(cls, deal, moves):
-            found[str(deal)] = " ".join(map(str, moves))
-            print("bakers_dozen", deal, len(moves), file=sys.stderr)
-    solutions["bakers_dozen"] = found
-
-    data = {
-        "about": "won games: deal number -> moves in engine text; see make_solutions.py",
-        "solutions": solutions,
-    }
-    (HERE / "solutions.json").write_text(json.dumps(data, indent=1) + "\n")
+    solutions["bakers_dozen"] = bakers_dozen_solutions()
+    write_solutions(solutions)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
