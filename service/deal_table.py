@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from datetime import date
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import Final
 
 TABLE_DIR: Final = Path(__file__).resolve().parent / "data" / "deals"
 _WRAP: Final = 96
+# verdicts learned at run time (deals past the table, asked for by number) kept at most
+LEARNED_MAX: Final = 100_000
 
 
 class DealTable:
@@ -34,7 +37,9 @@ class DealTable:
         self.checked = checked
         self.unsolvable = frozenset(unsolvable)
         self.unknown = frozenset(unknown)
-        self.learned: dict[int, bool] = {}
+        # verdicts the service computed for deals the table does not know, the most
+        # recently learned LEARNED_MAX of them
+        self.learned: OrderedDict[int, bool] = OrderedDict()
         self._solvable_count = checked - len(self.unsolvable) - len(self.unknown)
 
     @classmethod
@@ -79,6 +84,8 @@ class DealTable:
         """Remember a verdict the service computed (for a deal the table does not know)."""
         if self.solvable(deal) is None:
             self.learned[deal] = solvable
+            while len(self.learned) > LEARNED_MAX:
+                self.learned.popitem(last=False)
 
     def random_deal(self, rng: random.Random | None = None) -> int:
         """A deal known to be solvable, uniformly from the checked range."""

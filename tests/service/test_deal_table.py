@@ -103,3 +103,20 @@ def test_the_known_freecell_verdicts() -> None:
     t = table("freecell")
     assert t.checked == 32000
     assert t.unsolvable == {11982} and not t.unknown  # the well-known result
+
+
+def test_learned_verdicts_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import service.deal_table as deal_table
+
+    monkeypatch.setattr(deal_table, "LEARNED_MAX", 3)
+    t = table("freecell")
+    before = dict(t.learned)
+    try:
+        base = t.checked + 1000
+        for d in range(base, base + 5):
+            t.learn(d, True)
+        assert len(t.learned) <= 3
+        assert t.solvable(base + 4) is True and t.solvable(base) is None
+    finally:
+        t.learned.clear()
+        t.learned.update(before)
