@@ -21,6 +21,7 @@ from .handlers import web as webclient
 from .keys import (
     DSN_KEY,
     HUB_KEY,
+    LIMITS_KEY,
     METRICS_KEY,
     REQUEST_ID_KEY,
     SETTINGS_KEY,
@@ -167,9 +168,12 @@ def create_app(settings: Settings | None = None) -> web.Application:
     settings = settings or Settings()
     middlewares = [observe, problem_middleware]
     if settings.rate_limits_on:
-        middlewares.append(RateLimiter(settings).middleware)
+        limiter = RateLimiter(settings)
+        middlewares.append(limiter.middleware)
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[SETTINGS_KEY] = settings
+    if settings.rate_limits_on:
+        app[LIMITS_KEY] = limiter
     app[METRICS_KEY] = Metrics()
     app.cleanup_ctx.append(database_ctx(settings))
     app.cleanup_ctx.append(maintenance_ctx)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from .metrics import Metrics
+from .ratelimit import RateLimiter
 from .settings import Settings
 from .solving import Solver
 from .stream import StreamHub, Subscription
@@ -21,3 +22,5 @@ HUB_KEY = web.AppKey("stream_hub", StreamHub)
 STREAMS_KEY = web.AppKey("open_streams", dict[web.WebSocketResponse, Subscription])
 # the solver: verdict cache and search processes (service/solving.py)
 SOLVER_KEY = web.AppKey("solver", Solver)
+# the rate limits (absent with RATE_LIMITS=off)
+LIMITS_KEY = web.AppKey("rate_limiter", RateLimiter)

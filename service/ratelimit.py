@@ -83,8 +83,14 @@ class RateLimiter:
         self.writes_per_address = TokenBuckets(settings.rate_address_writes_per_minute, clock)
         self.players_per_address = TokenBuckets(settings.rate_players_per_minute, clock)
         self.streams_per_address = max(1, settings.rate_streams_per_address)
+        self.searches = TokenBuckets(settings.rate_searches_per_minute, clock)
         self.settings = settings
         self._streams: dict[str, int] = {}
+
+    def search(self, key: Hashable) -> None:
+        """Charge one search of the solver to `key` (a player, an address): 429 past the
+        rate."""
+        self._check(self.searches, key, "searches of the solver")
 
     def _check(self, buckets: TokenBuckets, key: Hashable, what: str) -> None:
         wait = buckets.take(key)
@@ -128,6 +134,3 @@ class RateLimiter:
                 self._streams[address] = left
             else:
                 del self._streams[address]
-
-    def open_streams(self, address: str) -> int:
-        return self._streams.get(address, 0)

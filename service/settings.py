@@ -38,6 +38,10 @@ class Settings(BaseSettings):
     # open at once per client address (README: Faults, retries and abuse)
     rate_address_writes_per_minute: int = 3000
     rate_streams_per_address: int = 100
+    # searches of the solver a client may start a minute: hints that need a new search
+    # (per player), analyses (per address); a hint read off its game's record, or whose
+    # position is known or being searched already, costs nothing
+    rate_searches_per_minute: int = 60
     # a win whose median time between the player's own moves is shorter than this (in
     # milliseconds) is "verified": false and stays off the default boards; 0 switches off
     min_median_move_ms: int = Field(default=200, ge=0)

@@ -230,6 +230,16 @@ class Solver:
 
     # searching -----------------------------------------------------------------
 
+    def would_search(self, position: Position, budget: float | None = None) -> bool:
+        """Whether asking about ``position`` would start a new search (nothing cached for
+        it that holds at this budget, and no search of it running)."""
+        budget = self.budget if budget is None else budget
+        key = (position.name, canonical_key(position))
+        entry = self._cache.get(key)
+        if entry is not None and (entry.verdict != UNKNOWN or entry.budget >= budget):
+            return False
+        return key not in self._running
+
     def prefetch(self, position: Position) -> None:
         """Start the search for a position soon to be asked about (a new game's opening, the
         day's deal) in the background, when the workers are idle enough; its verdict is

@@ -10,7 +10,7 @@ from engine import Game, find_variant
 
 from .. import commands, queries, solving
 from ..errors import Conflict
-from ..keys import SETTINGS_KEY, SOLVER_KEY, UOW_KEY
+from ..keys import LIMITS_KEY, SETTINGS_KEY, SOLVER_KEY, UOW_KEY
 from ..schemas import VersionedRequest
 from .common import caller, game_id, idempotency, json_response, parse_body
 from .games import written
@@ -22,8 +22,17 @@ async def hint(request: web.Request) -> web.Response:
     player = await caller(request)
     body, raw = await parse_body(request, VersionedRequest)
     solver = request.app[SOLVER_KEY]
+    limits = request.app.get(LIMITS_KEY)
 
     async def judge(game: Game) -> dict[str, Any]:
+        # only a new search is charged: a hint along the line on the game's record, or on
+        # a position known or being searched already, costs nothing
+        if (
+            limits is not None
+            and solving.line_from_record(game) is None
+            and solver.would_search(game.position)
+        ):
+            limits.search(player.id)
         return await solving.hint(solver, game)
 
     answer = await commands.give_hint(
@@ -43,6 +52,9 @@ async def hint_after(request: web.Request) -> web.Response:
             " POST /v1/games/{id}/hint and the player's token",
             current_version=game.version,
         )
+    limits = request.app.get(LIMITS_KEY)
+    if limits is not None and request.app[SOLVER_KEY].would_search(game.position):
+        limits.search(request.remote or "-")
     return json_response(solving.public_hint(await solving.hint(request.app[SOLVER_KEY], game)))
 
 
@@ -56,6 +68,9 @@ async def analysis(request: web.Request) -> web.Response:
             "(won, abandoned or blocked)",
             current_version=live.game.version,
         )
+    limits = request.app.get(LIMITS_KEY)
+    if limits is not None:  # each analysis may search many positions
+        limits.search(request.remote or "-")
     stored = await uow.store.read_events(gid, after=0, limit=live.game.version)
     events = [(e.seq, e.type, e.data) for e in stored]
     body = await solving.analysis(

@@ -45,7 +45,7 @@ def test_idle_buckets_are_forgotten() -> None:
     assert len(buckets) == 1
 
 
-def limited(db_url: str, **limits: int) -> TestClient:
+def limited(db_url: str, **limits: object) -> TestClient:
     settings = make_settings(db_url, rate_limits="on", **limits)
     return TestClient(TestServer(create_app(settings)), trace_configs=[validating_trace_config()])
 
@@ -112,3 +112,29 @@ async def test_rate_limits_off_lets_a_load_test_through(db_url: str) -> None:
             r = await c.post(f"/v1/games/{game['id']}/moves", json={"from": "t1", "to": "c"},
                              headers=auth(ada))
             assert r.status in (201, 422)
+
+
+async def test_searches_of_the_solver_per_player_and_lookups_are_free(db_url: str) -> None:
+    """Each hint that starts a new search costs one of the player's searches a minute;
+    hints along the line on the game's record cost nothing, so following hints is never
+    refused. Past the rate: 429 with Retry-After, and nothing recorded."""
+    from tests.api.helpers import auth, new_game, new_player
+
+    async with limited(db_url, rate_searches_per_minute=2, solver_prefetch=False) as c:
+        ada = await new_player(c)
+        games = [await new_game(c, ada, deal=d, autoplay=False) for d in (1, 2, 3)]
+        for g in games[:2]:  # two openings never seen: two searches
+            r = await c.post(f"/v1/games/{g['id']}/hint", json={}, headers=auth(ada))
+            assert r.status == 201, await r.text()
+        r = await c.post(f"/v1/games/{games[2]['id']}/hint", json={}, headers=auth(ada))
+        body = await too_many(r)
+        assert "searches" in str(body["detail"]) and int(r.headers["Retry-After"]) >= 1
+        assert (await (await c.get(f"/v1/games/{games[2]['id']}")).json())["hints"] == 0
+        # following the first game's hints: lookups on its record, never refused
+        gid = games[0]["id"]
+        for _ in range(5):
+            r = await c.post(f"/v1/games/{gid}/hint", json={}, headers=auth(ada))
+            assert r.status == 201, await r.text()
+            hint = await r.json()
+            r = await c.post(f"/v1/games/{gid}/moves", json=hint["move"], headers=auth(ada))
+            assert r.status == 201, await r.text()
