@@ -253,11 +253,6 @@ class Game:
     def can_redo(self) -> bool:
         return self._state == "playing" and bool(self._redo)
 
-    @property
-    def redo_move(self) -> Move | None:
-        """The player move :meth:`redo` would play again."""
-        return self._redo[-1] if self._redo else None
-
     def __repr__(self) -> str:
         return (
             f"<Game {self.variant} #{self.deal} v{self.version} {self.status}, {self.moves} moves>"

@@ -87,10 +87,6 @@ class LegalMoves:
     def __repr__(self) -> str:
         return f"LegalMoves([{', '.join(map(str, self._moves))}])"
 
-    def to_list(self) -> list[dict[str, Any]]:
-        """``[{"from", "to", "count"}, ...]`` as the HTTP contract shows them."""
-        return [m.to_dict() for m in self._moves]
-
 
 class Position:
     """The layout of a game in progress and the rules that govern it.

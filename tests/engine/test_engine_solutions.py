@@ -31,7 +31,7 @@ def test_solution_wins(game: str, deal: str) -> None:
         assert move in pos.legal_moves
         assert pos.play(move) == move
     assert pos.outcome == "won"
-    assert pos.legal_moves.to_list() == []
+    assert list(pos.legal_moves) == []
     g, log = Game.new(game, int(deal), autoplay=False)
     for move in moves:
         log += g.play(move)
