@@ -14,7 +14,15 @@
    engine's solver only (SOLVER_LIBRARY=false); then as the service runs by default, where
    a new game's opening is searched in the background at creation, asked 0.3 s later.
 
-BENCH_SOLVER_PARTS=compare or =hint runs one part only.
+3. The length of the opening hint's line (``service.solving.search`` with the hint budget,
+   autoplay off, as the service answers it) on the first BENCH_LINE_DEALS solvable deals,
+   against Freecell Solver's shortest: its default configuration and its short-line
+   presets, each with ``-opt``, counted in the game's own moves (a run moved where the game
+   moves one card at a time counts as the single-card moves it stands for); the reference
+   is the configuration with the shortest median.  Baker's Dozen, which the library does
+   not play, against the engine's own search given a minute, shortened for a minute.
+
+BENCH_SOLVER_PARTS=compare, =hint or =lines runs one part only.
 """
 
 from __future__ import annotations
@@ -47,8 +55,16 @@ DEALS = int(os.environ.get("BENCH_SOLVER_DEALS", "200"))
 SECONDS = float(os.environ.get("BENCH_SOLVER_SECONDS", "5"))
 ITERATIONS = int(os.environ.get("BENCH_FCS_ITERATIONS", "2000000"))
 HINT_GAMES = int(os.environ.get("BENCH_HINT_GAMES", "20"))
-PARTS = os.environ.get("BENCH_SOLVER_PARTS", "compare,hint").split(",")
+PARTS = os.environ.get("BENCH_SOLVER_PARTS", "compare,hint,lines").split(",")
 GAMES = ("freecell", "bakers_game", "beleaguered_castle")
+FOLLOWED = 5  # hinted moves followed per game
+LINE_DEALS = int(os.environ.get("BENCH_LINE_DEALS", "30"))
+HINT_BUDGET = 2.0  # the service's default hint budget
+# Freecell Solver's configurations the hint lines are measured against: its default and
+# the presets that give short lines (each with -opt); the shortest median is the reference
+REFERENCES = ("", "looking-glass", "crooked-nose", "toons-for-twenty-somethings",
+              "amateur-star", "sand-stone", "qualified-seed", "qualified-seed-improved",
+              "video-editing", "micro-finance-improved")  # fmt: skip
 
 
 def binary(game: str, board: str) -> tuple[str, float]:
@@ -134,6 +150,7 @@ async def hint_latency(library: bool, prefetch: bool, pause: float) -> None:
             for variant in (*GAMES, "bakers_dozen"):
                 hints: list[float] = []
                 moves: list[float] = []
+                along: list[float] = []
                 verdicts: dict[str, int] = {}
                 deal = 500
                 warm = True
@@ -155,23 +172,75 @@ async def hint_latency(library: bool, prefetch: bool, pause: float) -> None:
                         continue
                     hints.append(t1 - t0)
                     verdicts[h["verdict"]] = verdicts.get(h["verdict"], 0) + 1
-                    async with s.get(f"{base}/v1/games/{gid}/legal-moves") as r:
-                        legal = (await r.json())["moves"]
-                    t0 = time.perf_counter()
-                    async with s.post(
-                        f"{base}/v1/games/{gid}/moves", json=legal[0], headers=auth
-                    ) as r:
-                        await r.read()
-                    moves.append(time.perf_counter() - t0)
+                    if h["verdict"] != "winnable":
+                        async with s.get(f"{base}/v1/games/{gid}/legal-moves") as r:
+                            legal = (await r.json())["moves"]
+                        t0 = time.perf_counter()
+                        async with s.post(
+                            f"{base}/v1/games/{gid}/moves", json=legal[0], headers=auth
+                        ) as r:
+                            await r.read()
+                        moves.append(time.perf_counter() - t0)
+                        continue
+                    for _ in range(FOLLOWED):  # follow the line: each hint is a lookup
+                        t0 = time.perf_counter()
+                        async with s.post(
+                            f"{base}/v1/games/{gid}/moves", json=h["move"], headers=auth
+                        ) as r:
+                            state = await r.json()
+                        moves.append(time.perf_counter() - t0)
+                        if state.get("status") != "playing":
+                            break
+                        t0 = time.perf_counter()
+                        async with s.post(
+                            f"{base}/v1/games/{gid}/hint", json={}, headers=auth
+                        ) as r:
+                            h = await r.json()
+                        along.append(time.perf_counter() - t0)
                 mh, mm = statistics.median(hints), statistics.median(moves)
+                ma = statistics.median(along) if along else float("nan")
                 print(
                     f"  {label:36s} {variant:19s} "
-                    f"hint p50 {mh * 1000:7.1f} ms, move p50 {mm * 1000:5.1f} ms, "
-                    f"ratio {mh / mm:5.1f}x  verdicts {verdicts}",
+                    f"opening hint p50 {mh * 1000:7.1f} ms, move p50 {mm * 1000:5.1f} ms, "
+                    f"ratio {mh / mm:5.1f}x; along the line p50 {ma * 1000:5.1f} ms, "
+                    f"ratio {ma / mm:4.2f}x  verdicts {verdicts}",
                     flush=True,
                 )
     finally:
         stop_process(proc)
+
+
+def lines(game: str) -> None:
+    from engine.shorten import shorten
+    from service.solving import search
+
+    deals = [d for d in range(1, 2000) if table(game).solvable(d)][:LINE_DEALS]
+    ours: list[int] = []
+    refs: dict[str, list[int]] = {}
+    for deal in deals:
+        pos = VARIANTS[game].deal(deal)
+        _, line, _, _ = search(pos, HINT_BUDGET)
+        ours.append(len(line) if line is not None else 10_000)
+        if game == "bakers_dozen":
+            long = solve(pos, max_seconds=60)
+            best = shorten(pos, long.moves, depth=2, seconds=60) if long.moves else None
+            refs.setdefault("engine, a minute", []).append(len(best) if best else 10_000)
+            continue
+        for preset in REFERENCES if fcsolve.available() else ():
+            found = fcsolve.solve(pos, max_seconds=30, preset=preset, optimize=True)
+            n = len(found.moves) if found is not None and found.moves is not None else 10_000
+            refs.setdefault(f"fc-solve {preset or 'default'} -opt", []).append(n)
+    if not refs:
+        print(f"  {game:19s} no reference (Freecell Solver's library is not installed)")
+        return
+    medians = {name: statistics.median(v) for name, v in refs.items()}
+    name = min(medians, key=medians.__getitem__)
+    mine = statistics.median(ours)
+    print(
+        f"  {game:19s} {len(deals)} deals: opening moves_to_win median {mine:g}, "
+        f"reference ({name}) {medians[name]:g}: ratio {mine / medians[name]:.2f}x",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -185,6 +254,10 @@ def main() -> int:
         asyncio.run(hint_latency(True, False, 0.0))  # the search itself, nothing cached
         asyncio.run(hint_latency(False, False, 0.0))
         asyncio.run(hint_latency(True, True, 0.3))  # as a player meets it: searched at creation
+    if "lines" in PARTS:
+        print("hint line length against Freecell Solver's shortest (goal: at most 1.2x):")
+        for game in (*GAMES, "bakers_dozen"):
+            lines(game)
     return 0 if ok else 1
 
 

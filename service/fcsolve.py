@@ -31,6 +31,7 @@ GAMES: Final = {
 # toons-for-twenty-somethings, a little faster on most deals (the service's)
 REFERENCE_PRESET: Final = "crooked-nose"
 DEFAULT_PRESET: Final = "toons-for-twenty-somethings"
+ATOMIC: Final = frozenset({REFERENCE_PRESET, DEFAULT_PRESET})
 LIBRARY_NAMES: Final = ("libfreecell-solver.so.0", "libfreecell-solver.so")
 
 # fc_solve_solve_process_ret_t (fcs_enums.h)
@@ -46,7 +47,7 @@ _STACK_TO_FOUNDATION: Final = 4
 _CELL_TO_FOUNDATION: Final = 5
 _NOT_A_MOVE: Final = (12, 13, 14)  # canonize, separator, null
 
-_ITERATIONS_PER_SLICE: Final = 20_000  # between two looks at the clock
+_ITERATIONS_PER_SLICE: Final = 20_000  # between two looks at the clock (a few ms)
 
 
 class _FcsMove(ctypes.Structure):
@@ -119,19 +120,23 @@ class _Instance:
     preset: str
 
 
-_instances: dict[tuple[str, str], _Instance] = {}
+_instances: dict[tuple[str, str, bool], _Instance] = {}
 
 
-def _instance(lib: ctypes.CDLL, game: str, preset: str) -> _Instance:
-    """One configured solver per (game, preset), reused (recycled) between boards."""
-    found = _instances.get((game, preset))
+def _instance(lib: ctypes.CDLL, game: str, preset: str, optimize: bool = False) -> _Instance:
+    """One configured solver per (game, preset, optimize), reused (recycled) between boards."""
+    found = _instances.get((game, preset, optimize))
     if found is not None:
         lib.freecell_solver_user_recycle(found.handle)
         return found
     handle = lib.freecell_solver_user_alloc()
     if not handle:
         raise MemoryError("freecell_solver_user_alloc failed")
-    args = [b"-g", game.encode(), b"-l", preset.encode()]
+    args = [b"-g", game.encode()]
+    if preset:  # (none: the library's default configuration)
+        args += [b"-l", preset.encode()]
+    if optimize:
+        args.append(b"-opt")
     argv = (ctypes.c_char_p * len(args))(*args)
     last = ctypes.c_int(0)
     error = ctypes.c_char_p()
@@ -145,7 +150,7 @@ def _instance(lib: ctypes.CDLL, game: str, preset: str) -> _Instance:
         lib.freecell_solver_user_free(handle)
         raise ValueError(f"Freecell Solver refused {args!r}: {error.value!r}")
     made = _Instance(handle, game, preset)
-    _instances[(game, preset)] = made
+    _instances[(game, preset, optimize)] = made
     return made
 
 
@@ -174,11 +179,14 @@ def solve(
     max_seconds: float | None = None,
     max_iterations: int | None = None,
     preset: str = DEFAULT_PRESET,
+    optimize: bool = False,
 ) -> Solution | None:
     """Freecell Solver's verdict on ``position``; None where it cannot help (library
     missing, a game it does not play, a line the rules refuse).
 
-    ``states`` in the answer is the library's iteration count.
+    ``optimize`` asks the library to shorten its line (``-opt``).  Only the atomic-moves
+    presets (:data:`ATOMIC`) prove a deal unwinnable; another preset's "not solvable" is
+    answered ``unknown``.  ``states`` in the answer is the library's iteration count.
     """
     lib = _load()
     game = GAMES.get(position.name)
@@ -188,7 +196,7 @@ def solve(
     deadline = None if max_seconds is None else started + max_seconds
     cap = max_iterations if max_iterations is not None else 1 << 40
     with _lock:
-        inst = _instance(lib, game, preset)
+        inst = _instance(lib, game, preset, optimize)
         handle = inst.handle
         limit = min(cap, _ITERATIONS_PER_SLICE)
         lib.freecell_solver_user_limit_iterations_long(handle, limit)
@@ -196,7 +204,7 @@ def solve(
         while ret == _SUSPENDED and limit < cap:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-            limit = min(cap, limit * 2 if limit < 1_000_000 else limit + 1_000_000)
+            limit = min(cap, limit + _ITERATIONS_PER_SLICE)
             lib.freecell_solver_user_limit_iterations_long(handle, limit)
             ret = lib.freecell_solver_user_resume_solution(handle)
         iterations = int(lib.freecell_solver_user_get_num_times_long(handle))
@@ -207,7 +215,8 @@ def solve(
                 raw_moves.append(tuple(move.c))
     seconds = time.perf_counter() - started
     if ret == _NOT_SOLVEABLE:
-        return Solution(UNWINNABLE, None, iterations, seconds)
+        verdict = UNWINNABLE if preset in ATOMIC else UNKNOWN
+        return Solution(verdict, None, iterations, seconds)
     if ret != _SOLVED:
         return Solution(UNKNOWN, None, iterations, seconds)
     line = _checked_line(position, raw_moves)
@@ -219,14 +228,81 @@ def solve(
 def _checked_line(position: Position, raw_moves: list[tuple[int, ...]]) -> tuple[Move, ...] | None:
     """The library's line as engine moves, each checked by the rules; None if any is refused
     or the line does not win."""
-    pos = position.copy()
+    pos = position.copy(stack=False)
     line: list[Move] = []
     try:
         for raw in raw_moves:
             move = _engine_move(raw)
             if move is None:
                 continue
-            line.append(pos.play(move))
+            steps = [move] if move.count == 1 or pos.moves_runs else single_steps(pos, move)
+            for step in steps:
+                line.append(pos.play(step))
     except (ValueError, IndexError):
         return None
     return tuple(line) if pos.is_won else None
+
+
+def single_steps(position: Position, move: Move) -> list[Move]:
+    """The single-card moves a move of a run between two columns stands for, through the
+    empty cells and the empty columns (the other than the target), as a player would make
+    them: 2n - 1 moves for n cards when the cells suffice.  The moves are not checked here."""
+    free = [CELL_NAMES[i] for i, held in enumerate(position.cells) if held is None]
+    empties = [
+        COLUMN_NAMES[i]
+        for i, column in enumerate(position.tableau)
+        if not column and COLUMN_NAMES[i] not in (move.source, move.target)
+    ]
+
+    def run(source: str, target: str, count: int, spare: list[str]) -> list[Move]:
+        if count <= len(free) + 1 or not spare:
+            used = free[: count - 1]
+            return [
+                *(Move(source, cell) for cell in used),
+                Move(source, target),
+                *(Move(cell, target) for cell in reversed(used)),
+            ]
+        aside, rest = spare[0], spare[1:]
+        part = min(count - 1, (len(free) + 1) << len(rest))
+        return [
+            *run(source, aside, part, rest),
+            *run(source, target, count - part, rest),
+            *run(aside, target, part, rest),
+        ]
+
+    return run(move.source, move.target, move.count, empties)
+
+
+# Presets whose optimised lines (``-opt``) are the shortest, per game, fastest first, from
+# measuring every preset the library ships on deals 1-16 (bench/solver_bench.py compares
+# the result with the library's own shortest line).
+SHORT_LINES: Final[dict[str, tuple[str, ...]]] = {
+    "freecell": ("looking-glass", "qualified-seed"),
+    "bakers_game": ("sand-stone", "qualified-seed-improved"),
+    "beleaguered_castle": ("sand-stone", "video-editing"),
+}
+
+
+def shortest(position: Position, *, max_seconds: float) -> Solution | None:
+    """The shortest winning line the library's short-line presets find (each optimised)
+    within ``max_seconds`` in all; None if none of them finds one (their "not solvable" is
+    no proof: ask :func:`solve` with an atomic preset for the verdict)."""
+    started = time.perf_counter()
+    best: Solution | None = None
+    iterations = 0
+    presets = SHORT_LINES.get(position.name, ())
+    for n, preset in enumerate(presets):
+        left = max_seconds - (time.perf_counter() - started)
+        if left <= 0:
+            break
+        # the first preset may use the whole time when it is alone, else half of what is left
+        share = left if n == len(presets) - 1 else left / 2
+        found = solve(position, max_seconds=share, preset=preset, optimize=True)
+        if found is None:
+            continue
+        iterations += found.states
+        if found.moves is not None and (best is None or len(found.moves) < len(best.moves or ())):
+            best = found
+    if best is None:
+        return None
+    return Solution(WINNABLE, best.moves, iterations, time.perf_counter() - started)

@@ -29,6 +29,7 @@ from typing import Any
 from aiohttp import web
 
 from engine import VARIANTS, Card, Event, Game, Move, Position
+from engine.shorten import shorten
 from engine.solver import (
     UNKNOWN,
     UNWINNABLE,
@@ -47,6 +48,8 @@ from .settings import Settings
 
 log = logging.getLogger("service.solver")
 
+SHORT_LINE_SHARE = 0.6  # of a search's time, for the library's short-line presets
+
 
 # ---------------------------------------------------------------- in the worker process
 
@@ -54,9 +57,31 @@ log = logging.getLogger("service.solver")
 def search(
     position: Position, seconds: float, *, library: bool = True
 ) -> tuple[str, tuple[Move, ...] | None, int, str]:
-    """(verdict, winning line, states or iterations, which solver) for ``position``."""
+    """(verdict, winning line, states or iterations, which solver) for ``position``.
+
+    A winning line is as short as the time allows: the library's short-line presets first
+    (their lines optimised), then its atomic-moves search for a verdict it can prove, or the
+    engine's search; the line found is then shortened (:func:`engine.shorten.shorten`) with
+    the time left, up to a second."""
+    deadline = time.perf_counter() + seconds
+    verdict, line, states, how = _search(position, seconds, library)
+    if line is not None:
+        left = deadline - time.perf_counter()
+        depth = 2 if left > 0.1 else 1
+        line = shorten(position, line, depth=depth, seconds=min(1.0, max(left, 0.05)))
+    return verdict, line, states, how
+
+
+def _search(
+    position: Position, seconds: float, library: bool
+) -> tuple[str, tuple[Move, ...] | None, int, str]:
+    started = time.perf_counter()
     if library and position.name in fcsolve.GAMES and fcsolve.available():
-        found = fcsolve.solve(position, max_seconds=seconds)
+        short = fcsolve.shortest(position, max_seconds=seconds * SHORT_LINE_SHARE)
+        if short is not None:
+            return short.verdict, short.moves, short.states, "fc-solve"
+        left = max(seconds - (time.perf_counter() - started), seconds * 0.5)
+        found = fcsolve.solve(position, max_seconds=left)
         if found is not None:
             return found.verdict, found.moves, found.states, "fc-solve"
     mine = solve(position, max_seconds=seconds)

@@ -126,3 +126,47 @@ async def test_a_busy_solver_answers_unknown_at_once(solver: Solver) -> None:
     solver.max_pending = 0
     found = await solver.verdict(VARIANTS["freecell"].deal(9))
     assert found.verdict == UNKNOWN and found.line is None and solver.searches == 0
+
+
+@pytest.mark.parametrize("game", ["bakers_game", "beleaguered_castle"])
+def test_the_library_runs_are_played_one_card_at_a_time(game: str) -> None:
+    """The short-line presets move runs; where the game moves one card at a time, each run
+    move becomes the single-card moves it stands for, and the rules check every one."""
+    pos = VARIANTS[game].deal(2)
+    found = fcsolve.shortest(pos, max_seconds=10)
+    if not fcsolve.available():
+        assert found is None
+        return
+    assert found is not None and found.moves is not None
+    assert all(m.count == 1 for m in found.moves)
+    assert wins(pos, found.moves)
+
+
+def test_a_run_move_as_single_card_steps() -> None:
+    pos = VARIANTS["bakers_game"].from_board_text(
+        "Foundations: H-0 C-0 D-0 S-0\nFreecells: - - 2S 3S\n"
+        ": 4H KS QS JS\n: KH\n:\n: AH 2H 3H\n: AS 4S 5S 6S 7S 8S 9S TS\n"
+        ": AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC\n"
+        ": AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD\n: 5H 6H 7H 8H 9H TH JH QH\n"
+    )
+    # three cards (KS QS JS) to the empty column: 2 free cells, no other empty column
+    steps = fcsolve.single_steps(pos, Move("t1", "t3", 3))
+    assert [str(m) for m in steps] == ["t1-c1", "t1-c2", "t1-t3", "c2-t3", "c1-t3"]
+    for step in steps:
+        pos.play(step)
+    assert [c.text for c in pos.tableau[2]] == ["KS", "QS", "JS"]
+
+
+def test_hints_are_no_longer_than_the_library_s_reference_line() -> None:
+    """The service's line from an opening is never longer than what Freecell Solver's
+    atomic-moves search answers alone (the service shortens what it finds)."""
+    if not fcsolve.available():
+        return
+    for game in ("freecell", "bakers_game", "beleaguered_castle"):
+        for deal in (2, 4):
+            pos = VARIANTS[game].deal(deal)
+            verdict, line, _, _ = search(pos, 5.0)
+            plain = fcsolve.solve(pos, max_seconds=5.0)
+            assert plain is not None and plain.moves is not None
+            assert verdict == WINNABLE and line is not None and wins(pos, line)
+            assert len(line) <= len(plain.moves), (game, deal)
