@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import Card
+from engine.cards import DECK, Card
 from engine.moves import CELL_NAMES, COLUMN_NAMES, Move, move_of
 from engine.position import Position
 
@@ -62,11 +62,6 @@ _SUIT_CODE: Final = {"S": 0, "H": 1, "C": 2, "D": 3}
 _SUIT_TEXT: Final = "SHCD"
 _CELL: Final = 16  # internal pile numbers: columns 0..12, cells 16..19, foundations 31
 _FOUND: Final = 31
-
-# auto-move rules, as small ints for the inner loop
-_ALWAYS: Final = 0
-_OTHER_COLOUR: Final = 1
-_ALL_FOUR: Final = 2
 
 _CHECK_EVERY: Final = 256  # states between two looks at the clock
 _NARROW_SHARE: Final = 70  # per cent of the budget the narrow search may use (Baker's Dozen)
@@ -112,27 +107,32 @@ def code_card(code: int) -> Card:
 
 
 class _Rules:
-    """What the search needs of a game, as tables."""
+    """What the search needs of a game, as tables built from its rule book (engine/rules.py):
+    the cards each card may be built on, the cards an empty column takes, and for each card
+    the foundation heights (per suit code) at which it goes up by itself."""
 
-    __slots__ = ("auto", "cells", "columns", "fill_empty", "parents")
+    __slots__ = ("auto", "cells", "columns", "fill_empty", "fills", "parents")
 
     def __init__(self, cls: type[Position]) -> None:
         self.columns = cls.column_count
         self.cells = cls.cell_count
-        self.fill_empty = cls.empty_column_takes != "none"
-        self.auto = {"always": _ALWAYS, "other_colour": _OTHER_COLOUR}.get(cls.auto_rule, _ALL_FOUR)
         parents: list[tuple[int, ...]] = [()] * 56
-        for rank in range(1, 13):
-            for suit in range(4):
-                code = rank << 2 | suit
-                if cls.builds == "alternate":
-                    onto = [s for s in range(4) if (s & 1) != (suit & 1)]
-                elif cls.builds == "suit":
-                    onto = [suit]
-                else:
-                    onto = [0, 1, 2, 3]
-                parents[code] = tuple((rank + 1) << 2 | s for s in onto)
+        fills = [False] * 56
+        auto: list[tuple[tuple[int, int], ...]] = [()] * 56
+        for card in DECK:
+            code = card_code(card)
+            parents[code] = tuple(
+                card_code(onto) for onto in DECK if cls.can_build(card, onto) is None
+            )
+            fills[code] = cls.can_fill_empty(card) is None
+            auto[code] = tuple(
+                (_SUIT_CODE[suit], need) for suit, need in cls.auto_needs(card).items() if need
+            )
         self.parents = tuple(parents)
+        self.fills = tuple(fills)
+        # the search's pruning for a game whose empty columns stay empty needs them all so
+        self.fill_empty = any(fills)
+        self.auto = tuple(auto)
 
 
 _RULES: dict[type[Position], _Rules] = {}
@@ -217,7 +217,13 @@ INDEPENDENT: Final = frozenset({"bakers_dozen"})
 _DEFAULT_HEURISTICS: Final[tuple[Weights, ...]] = ((3, 2, 0, 0, 1, 0, 0, 0),)
 
 
-def _settle(cols: list[bytes], cells: bytearray, found: bytearray, auto: int, path: Path) -> Path:
+def _settle(
+    cols: list[bytes],
+    cells: bytearray,
+    found: bytearray,
+    auto: tuple[tuple[tuple[int, int], ...], ...],
+    path: Path,
+) -> Path:
     """Play the automatic moves (RULES.md's table) until none is left; returns the path."""
     ncols = len(cols)
     again = True
@@ -232,13 +238,9 @@ def _settle(cols: list[bytes], cells: bytearray, found: bytearray, auto: int, pa
             suit = code & 3
             if found[suit] != rank - 1:
                 continue
-            if rank > 1 and auto != _ALWAYS:
-                need = rank - 1
-                if auto == _OTHER_COLOUR:
-                    if found[suit ^ 1] < need or found[suit ^ 3] < need:
-                        continue
-                elif min(found) < need:
-                    continue
+            needs = auto[code]
+            if needs and any(found[s] < n for s, n in needs):
+                continue
             found[suit] = rank
             cols[i] = col[:-1]
             path = (i << 5 | _FOUND, path)
@@ -253,13 +255,9 @@ def _settle(cols: list[bytes], cells: bytearray, found: bytearray, auto: int, pa
             suit = code & 3
             if found[suit] != rank - 1:
                 continue
-            if rank > 1 and auto != _ALWAYS:
-                need = rank - 1
-                if auto == _OTHER_COLOUR:
-                    if found[suit ^ 1] < need or found[suit ^ 3] < need:
-                        continue
-                elif min(found) < need:
-                    continue
+            needs = auto[code]
+            if needs and any(found[s] < n for s, n in needs):
+                continue
             found[suit] = rank
             cells[k] = 0
             path = ((_CELL + k) << 5 | _FOUND, path)
@@ -360,6 +358,7 @@ def _search(
     an incomplete search, never the ground for ``unwinnable``."""
     parents = rules.parents
     fill_empty = rules.fill_empty
+    fills = rules.fills
     auto = rules.auto
     ncells = rules.cells
     use_depth = any(w[6] for w in portfolio)
@@ -455,7 +454,7 @@ def _search(
                         j = tops.get(p)
                         if j is not None:
                             moves.append(i << 5 | j)
-            if empty >= 0 and len(col) > 1:
+            if empty >= 0 and len(col) > 1 and fills[code]:
                 moves.append(i << 5 | empty)
             if free_cell >= 0:
                 moves.append(i << 5 | (_CELL + free_cell))
@@ -469,7 +468,7 @@ def _search(
                 j = tops.get(p)
                 if j is not None:
                     moves.append((_CELL + k) << 5 | j)
-            if empty >= 0:
+            if empty >= 0 and fills[code]:
                 moves.append((_CELL + k) << 5 | empty)
 
         for m in moves:

@@ -48,10 +48,18 @@ def verdict_of(
     seconds: float,
     heuristics: tuple[Weights, ...] | None = None,
     preset: str = fcsolve.REFERENCE_PRESET,
+    finders: tuple[str, ...] = (),
 ) -> tuple[str, str]:
     solution: Solution | None = None
     how = "ours"
     if not ours and fcsolve.available():
+        for finder in finders:  # presets that find wins fast but prove nothing
+            found = fcsolve.solve(pos, max_seconds=seconds, preset=finder)
+            if found is not None and found.verdict == WINNABLE:
+                return WINNABLE, f"fc-solve/{finder}"
+        if not preset:
+            return UNKNOWN, "fc-solve/finders"
+    if not ours and fcsolve.available() and preset:
         solution = fcsolve.solve(pos, max_iterations=iterations, max_seconds=seconds, preset=preset)
         how = "fc-solve" if preset == fcsolve.REFERENCE_PRESET else f"fc-solve/{preset}"
     if solution is None:
@@ -92,9 +100,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--preset",
         default=fcsolve.REFERENCE_PRESET,
-        choices=[fcsolve.REFERENCE_PRESET, fcsolve.DEFAULT_PRESET],
+        choices=[fcsolve.REFERENCE_PRESET, fcsolve.DEFAULT_PRESET, ""],
         help="fc-solve's preset (atomic-moves ones only, whose verdicts are exact); a second "
         "run with the other one over the same range settles some unknown deals",
+    )
+    parser.add_argument(
+        "--finders",
+        default="",
+        help="comma-separated presets of the library tried first, each up to --seconds, for "
+        "a winning line (their 'not solvable' proves nothing); --preset '' then skips the "
+        "exact search",
     )
     parser.add_argument("--progress", type=Path, default=None)
     parser.add_argument(
@@ -137,6 +152,7 @@ def main(argv: list[str] | None = None) -> None:
             verdict, how = verdict_of(
                 cls.deal(deal), ours=ours, states=args.states, iterations=args.iterations,
                 seconds=args.seconds, heuristics=heuristics, preset=args.preset,
+                finders=tuple(f for f in args.finders.split(",") if f),
             )  # fmt: skip
             done[deal] = verdict
             out.write(f"{deal}\t{verdict}\t{how}\n")

@@ -4,7 +4,11 @@ any card one rank higher, an empty column stays empty."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from engine.cards import Card
 from engine.position import Position
+from engine.rules import all_suits_up, any_suit
 
 
 class BakersDozen(Position):
@@ -12,8 +16,23 @@ class BakersDozen(Position):
     title = "Baker's Dozen"
     columns = 13
     cell_count = 0
-    builds = "any"
-    empty_column_takes = "none"
-    moves_runs = False
-    cell_to_cell = False
-    auto_rule = "all_four"
+
+    @classmethod
+    def can_build(cls, card: Card, onto: Card) -> str | None:
+        return any_suit(card, onto)
+
+    @classmethod
+    def can_fill_empty(cls, card: Card) -> str | None:
+        return f"an empty {cls.column_word} stays empty in {cls.title}"
+
+    @classmethod
+    def can_move_between_cells(cls) -> str | None:
+        return f"{cls.title} has no cells"
+
+    @classmethod
+    def max_run(cls, free_cells: int, empty_columns: int) -> int:
+        return 1
+
+    @classmethod
+    def auto_needs(cls, card: Card) -> Mapping[str, int]:
+        return all_suits_up(card)

@@ -3,7 +3,11 @@ a card goes on any card one rank higher, an empty row takes any card."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from engine.cards import Card
 from engine.position import Position
+from engine.rules import all_suits_up, any_suit
 
 
 class BeleagueredCastle(Position):
@@ -11,9 +15,24 @@ class BeleagueredCastle(Position):
     title = "Beleaguered Castle"
     columns = 8
     cell_count = 0
-    builds = "any"
-    empty_column_takes = "any"
-    moves_runs = False
-    cell_to_cell = False
-    auto_rule = "all_four"
     column_word = "row"
+
+    @classmethod
+    def can_build(cls, card: Card, onto: Card) -> str | None:
+        return any_suit(card, onto)
+
+    @classmethod
+    def can_fill_empty(cls, card: Card) -> str | None:
+        return None
+
+    @classmethod
+    def can_move_between_cells(cls) -> str | None:
+        return f"{cls.title} has no cells"
+
+    @classmethod
+    def max_run(cls, free_cells: int, empty_columns: int) -> int:
+        return 1
+
+    @classmethod
+    def auto_needs(cls, card: Card) -> Mapping[str, int]:
+        return all_suits_up(card)

@@ -12,6 +12,7 @@ from engine import (
     BakersDozen,
     BakersGame,
     BeleagueredCastle,
+    Card,
     FreeCell,
     InvalidDeal,
     find_variant,
@@ -170,6 +171,9 @@ def test_variants() -> None:
     assert titles == ["FreeCell", "Baker's Game", "Baker's Dozen", "Beleaguered Castle"]
     assert [cls.cells for cls in VARIANTS.values()] == [4, 4, 0, 0]
     assert [cls.columns for cls in VARIANTS.values()] == [8, 8, 13, 8]
-    assert [cls.builds for cls in VARIANTS.values()] == ["alternate", "suit", "any", "any"]
-    assert BakersDozen.empty_column_takes == "none" and FreeCell.empty_column_takes == "any"
+    seven, eight = Card.parse("7H"), Card.parse("8C")
+    assert [cls.can_build(seven, eight) is None for cls in VARIANTS.values()] == [
+        True, False, True, True,
+    ]
+    assert BakersDozen.can_fill_empty(seven) and FreeCell.can_fill_empty(seven) is None
     assert FreeCell.moves_runs and not BakersGame.moves_runs
