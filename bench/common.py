@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -58,6 +60,7 @@ def start_process(args: list[str], env: dict[str, str] | None = None) -> subproc
     log = tempfile.NamedTemporaryFile(prefix="bench-", suffix=".log", delete=False)  # noqa: SIM115
     return subprocess.Popen(
         args, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log, stderr=log,
+        start_new_session=True,  # its own group: stop_process ends whatever it started
     )
 
 
@@ -83,6 +86,8 @@ def stop_process(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -49,12 +49,13 @@ def verdict_of(
     heuristics: tuple[Weights, ...] | None = None,
     preset: str = fcsolve.REFERENCE_PRESET,
     finders: tuple[str, ...] = (),
+    finder_seconds: float = 3.0,
 ) -> tuple[str, str]:
     solution: Solution | None = None
     how = "ours"
     if not ours and fcsolve.available():
         for finder in finders:  # presets that find wins fast but prove nothing
-            found = fcsolve.solve(pos, max_seconds=seconds, preset=finder)
+            found = fcsolve.solve(pos, max_seconds=finder_seconds, preset=finder)
             if found is not None and found.verdict == WINNABLE:
                 return WINNABLE, f"fc-solve/{finder}"
         if not preset:
@@ -107,10 +108,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--finders",
         default="",
-        help="comma-separated presets of the library tried first, each up to --seconds, for "
+        help="comma-separated presets of the library tried first, each up to --finder-seconds, for "
         "a winning line (their 'not solvable' proves nothing); --preset '' then skips the "
         "exact search",
     )
+    parser.add_argument("--finder-seconds", type=float, default=3.0)
     parser.add_argument("--progress", type=Path, default=None)
     parser.add_argument(
         "--heuristics",
@@ -153,6 +155,7 @@ def main(argv: list[str] | None = None) -> None:
                 cls.deal(deal), ours=ours, states=args.states, iterations=args.iterations,
                 seconds=args.seconds, heuristics=heuristics, preset=args.preset,
                 finders=tuple(f for f in args.finders.split(",") if f),
+                finder_seconds=args.finder_seconds,
             )  # fmt: skip
             done[deal] = verdict
             out.write(f"{deal}\t{verdict}\t{how}\n")

@@ -8,6 +8,7 @@ trip: what memory holds plus any events another instance appended since.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -69,6 +70,8 @@ async def current(uow: UnitOfWork, game_id: uuid.UUID) -> LiveGame:
         return live
     if live.game.version + 1 != newer[0].seq:
         return await _replay(uow, game_id)
+    if len(newer) > REPLAY_INLINE:
+        return uow.games.put(game_id, await asyncio.to_thread(_caught_up, live, newer))
     return uow.games.put(game_id, _caught_up(live, newer))
 
 
@@ -90,17 +93,29 @@ def _caught_up(live: LiveGame, newer: Sequence[StoredEvent]) -> LiveGame:
     return LiveGame(work, live.player_id, live.created_at, finished_at)
 
 
+REPLAY_INLINE = 200  # events: a longer log is replayed in a thread, off the event loop
+
+
 async def _replay(uow: UnitOfWork, game_id: uuid.UUID) -> LiveGame:
     stored = await uow.store.read_events(game_id)
     if not stored:
         raise NotFound(f"there is no game with id {game_id}")
+    if len(stored) <= REPLAY_INLINE:
+        live = _rebuilt(stored)
+    else:  # (the thread yields the interpreter every few ms: other requests go on)
+        live = await asyncio.to_thread(_rebuilt, stored)
+    return uow.games.put(game_id, live)
+
+
+def _rebuilt(stored: Sequence[StoredEvent]) -> LiveGame:
+    """The game a whole log describes (linear in its length)."""
     first = stored[0]
     game = Game.replay([Event(first.type, first.data)])
     start = LiveGame(game, uuid.UUID(first.data["player_id"]), first.at, None)
     live = _caught_up(start, stored[1:]) if len(stored) > 1 else start
     if len(stored) == 1:
         live.finished_at = first.at if at_an_end(game.status) else None
-    return uow.games.put(game_id, live)
+    return live
 
 
 def game_view(game_id: uuid.UUID, live: LiveGame) -> dict[str, Any]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
@@ -49,6 +51,10 @@ from .settings import Settings
 log = logging.getLogger("service.solver")
 
 SHORT_LINE_SHARE = 0.6  # of a search's time, for the library's short-line presets
+WATCH_SECONDS = 0.5  # how often a worker looks whether its service still runs
+MIN_SEARCH = 0.05  # seconds: a search left less time than this does not start
+ANSWER_SLACK = 0.4  # seconds past its budget a request waits for a search at most
+PER_OWNER = 2  # searches one player (or address) may have waiting or running at once
 
 
 # ---------------------------------------------------------------- in the worker process
@@ -93,14 +99,19 @@ Steps = list[tuple[bytes, Layout]]
 
 
 def search_board(
-    variant: str, board: str, seconds: float, library: bool
+    variant: str, board: str, seconds: float, library: bool, deadline: float | None = None
 ) -> tuple[str, list[str] | None, int, str, Steps]:
     """:func:`search` on a board sent as text (what crosses to a worker process).
 
     A winning line is replayed through the rules here (fcsolve.solve does it for its own
     lines; a line the rules refuse, or that does not win, makes the verdict unknown), and
     the positions along it are described for the service's cache, so that the service's
-    own process has little to do."""
+    own process has little to do.  ``deadline`` (``time.monotonic()``, the same clock in
+    every process) ends a search that waited in the queue on time: it gets what is left."""
+    if deadline is not None:
+        seconds = min(seconds, deadline - time.monotonic())
+        if seconds < MIN_SEARCH:
+            return UNKNOWN, None, 0, "none", []
     position = VARIANTS[variant].from_board_text(board)
     verdict, line, states, how = search(position, seconds, library=library)
     if line is None:
@@ -110,8 +121,31 @@ def search_board(
     return verdict, [str(m) for m in line], states, how, trace(position, line)
 
 
-def _warm_up() -> None:
+def _warm_up(service_pid: int | None = None) -> None:
+    """A worker's start: load the library, and watch the service: a worker whose service
+    is gone (killed, even with SIGKILL) exits within a second instead of living on."""
     fcsolve.available()
+    if service_pid is not None:
+        threading.Thread(
+            target=_exit_with, args=(service_pid, os.getppid()), name="watch", daemon=True
+        ).start()
+
+
+def _exit_with(service_pid: int, parent: int) -> None:
+    while True:
+        time.sleep(WATCH_SECONDS)
+        if os.getppid() != parent or not _alive(service_pid):
+            os._exit(0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # (someone else's process took the number: ours is gone)
+        return False
+    return True
 
 
 # ---------------------------------------------------------------- in the service
@@ -160,6 +194,7 @@ class Solver:
         self._executor: Executor | None = None
         self._cache: OrderedDict[tuple[str, bytes], _Entry] = OrderedDict()
         self._running: dict[tuple[str, bytes], asyncio.Task[_Entry]] = {}
+        self._owners: dict[str, int] = {}  # searches started per owner, still running
         self.searches = 0
         # searches waiting or running at most; beyond, a request is answered "unknown"
         self.max_pending = 16
@@ -275,12 +310,26 @@ class Solver:
         if key not in self._cache and key not in self._running:
             self._start(key, position, self.budget)
 
-    async def verdict(self, position: Position, budget: float | None = None) -> Verdict:
+    async def verdict(
+        self,
+        position: Position,
+        budget: float | None = None,
+        *,
+        owner: str | None = None,
+        deadline: float | None = None,
+    ) -> Verdict:
         """The verdict on ``position`` within ``budget`` seconds (the service's by default).
 
         Requests for one position share one search, which goes on (and is cached) even if
-        the request that started it goes away."""
+        the request that started it goes away.  The answer comes by ``deadline`` (a
+        ``time.monotonic()``; by default the budget and ANSWER_SLACK from now), "unknown" if
+        the search has not ended by then, whoever else is searching: a search waiting for a
+        worker gets only the time left to it.  ``owner`` (a player, an address) may have
+        PER_OWNER new searches going at once; beyond that, and beyond ``max_pending`` in
+        all, the answer is "unknown" at once rather than a place in a queue."""
         budget = self.budget if budget is None else budget
+        if deadline is None:
+            deadline = time.monotonic() + budget + ANSWER_SLACK
         key = (position.name, canonical_key(position))
         entry = self._get(key)
         if entry is not None and (entry.verdict != UNKNOWN or entry.budget >= budget):
@@ -288,21 +337,42 @@ class Solver:
         running = self._running.get(key)
         fresh = running is None
         if running is None:
-            if len(self._running) >= self.max_pending:
+            if len(self._running) >= self.max_pending or (
+                owner is not None and self._owners.get(owner, 0) >= PER_OWNER
+            ):
                 # the workers have more than enough to do: answer at once rather than queue
                 return Verdict(UNKNOWN, None, "none")
-            running = self._start(key, position, budget)
-        entry = await asyncio.shield(running)
+            budget = min(budget, deadline - ANSWER_SLACK - time.monotonic())
+            if budget < MIN_SEARCH:
+                return Verdict(UNKNOWN, None, "none")
+            running = self._start(key, position, budget, owner)
+        try:
+            entry = await asyncio.wait_for(
+                asyncio.shield(running), timeout=max(0.0, deadline - time.monotonic())
+            )
+        except TimeoutError:  # the search goes on, and its verdict is cached
+            return Verdict(UNKNOWN, None, "none")
         return self._answer(entry, position, not fresh)
 
     def _start(
-        self, key: tuple[str, bytes], position: Position, budget: float
+        self, key: tuple[str, bytes], position: Position, budget: float, owner: str | None = None
     ) -> asyncio.Task[_Entry]:
         task = asyncio.get_running_loop().create_task(
             self._run(key, position.name, position.board_text(), layout(position), budget)
         )
         self._running[key] = task
         task.add_done_callback(_retrieve)
+        if owner is not None:
+            self._owners[owner] = self._owners.get(owner, 0) + 1
+
+            def release(_: object) -> None:
+                left = self._owners.get(owner, 1) - 1
+                if left > 0:
+                    self._owners[owner] = left
+                else:
+                    self._owners.pop(owner, None)
+
+            task.add_done_callback(release)
         return task
 
     async def _run(
@@ -322,10 +392,11 @@ class Solver:
     ) -> tuple[_Entry, Steps]:
         loop = asyncio.get_running_loop()
         self.searches += 1
+        deadline = time.monotonic() + budget  # a search that waits for a worker gets less
         try:
             verdict, texts, _states, how, steps = await asyncio.wait_for(
                 loop.run_in_executor(
-                    self._pool(), search_board, variant, board, budget, self.library
+                    self._pool(), search_board, variant, board, budget, self.library, deadline
                 ),
                 timeout=budget + 30.0,
             )
@@ -336,6 +407,8 @@ class Solver:
         except TimeoutError:
             return _Entry(UNKNOWN, None, 0, where, 0.0, "none"), []
         line = None if texts is None else tuple(Move.parse(t) for t in texts)
+        if how == "none":  # it never ran (its time went waiting): no verdict for any budget
+            budget = 0.0
         return _Entry(verdict, line, 0, where, budget, how), steps
 
 
@@ -357,7 +430,9 @@ def _checked(position: Position, line: list[Move]) -> tuple[Move, ...] | None:
 
 
 def _default_executor() -> Executor:
-    return ProcessPoolExecutor(max_workers=1, mp_context=_context(), initializer=_warm_up)
+    return ProcessPoolExecutor(
+        max_workers=1, mp_context=_context(), initializer=_warm_up, initargs=(os.getpid(),)
+    )
 
 
 def _context() -> Any:
@@ -383,6 +458,7 @@ def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
                 max_workers=max(1, settings.solver_workers),
                 mp_context=_context(),
                 initializer=_warm_up,
+                initargs=(os.getpid(),),
             ),
         )
         app[SOLVER_KEY] = solver
@@ -486,18 +562,21 @@ def hint_view(
     }
 
 
-async def hint(solver: Solver, game: Game) -> dict[str, Any]:
+async def hint(solver: Solver, game: Game, owner: str | None = None) -> dict[str, Any]:
     """The first move of a winning line from the game's position (the game is not over).
 
     ``moves_to_win`` counts the moves the player still makes: with autoplay on, the moves
     to the foundations the game plays by itself are not counted. Following the hints is a
-    lookup: the line of the last hint is on the game's record."""
+    lookup: the line of the last hint is on the game's record.  The answer comes within the
+    solver's budget (and its slack), however many searches it takes; ``owner`` is who asks
+    (Solver.verdict)."""
     if game.position.is_won:
         return hint_view(game, WINNABLE, (), "none")
     recorded = line_from_record(game)
     if recorded is not None:
         return hint_view(game, WINNABLE, recorded, "record")
-    found = await solver.verdict(game.position)
+    deadline = time.monotonic() + solver.budget + ANSWER_SLACK
+    found = await solver.verdict(game.position, owner=owner, deadline=deadline)
     if game.autoplay:
         solver.remember_after_autoplay(game.position, found)
     if game.moves == 0 and found.verdict != UNKNOWN:
@@ -509,7 +588,7 @@ async def hint(solver: Solver, game: Game) -> dict[str, Any]:
     for _attempt in range(8):  # where autoplay took a card the line needed: search on
         if stuck is None:
             break
-        more = await solver.verdict(stuck)
+        more = await solver.verdict(stuck, owner=owner, deadline=deadline)
         if more.verdict != WINNABLE or not more.line:
             break
         tail, stuck = follow_line(stuck, more.line, game.autoplay)
@@ -525,7 +604,10 @@ def public_hint(body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def analysis(
-    solver: Solver, events: list[tuple[int, str, dict[str, Any]]], total_budget: float
+    solver: Solver,
+    events: list[tuple[int, str, dict[str, Any]]],
+    total_budget: float,
+    owner: str | None = None,
 ) -> dict[str, Any]:
     """Where a finished game was lost: ``events`` is its log as (seq, type, data).
 
@@ -540,13 +622,10 @@ async def analysis(
     null; ``last_winnable`` and ``first_unwinnable`` then bound the spot.
     """
     started = time.monotonic()
-    game = Game.replay([Event(events[0][1], events[0][2])])
-    seqs = [events[0][0]]
-    positions = [game.position.copy(stack=False)]  # layouts only: linear in the log
-    for seq, kind, data in events[1:]:
-        game.apply(Event(kind, data))
-        seqs.append(seq)
-        positions.append(game.position.copy(stack=False))
+    if len(events) > 200:  # a long log: replayed in a thread, off the event loop
+        game, seqs, positions = await asyncio.to_thread(_positions_along, events)
+    else:
+        game, seqs, positions = _positions_along(events)
     judged: dict[int, str] = {}
 
     async def judge(i: int) -> str:
@@ -558,7 +637,10 @@ async def analysis(
                 cached = solver.peek(positions[i])
                 judged[i] = cached.verdict if cached is not None else UNKNOWN
             else:
-                found = await solver.verdict(positions[i], min(solver.budget, left))
+                found = await solver.verdict(
+                    positions[i], min(solver.budget, left), owner=owner,
+                    deadline=time.monotonic() + min(solver.budget, left) + ANSWER_SLACK,
+                )  # fmt: skip
                 judged[i] = found.verdict
         return judged[i]
 
@@ -598,6 +680,21 @@ async def analysis(
             body["first_unwinnable"] = seqs[hi]
     body["verdicts"] = [{"seq": seqs[i], "verdict": judged[i]} for i in sorted(judged)]
     return body
+
+
+def _positions_along(
+    events: list[tuple[int, str, dict[str, Any]]],
+) -> tuple[Game, list[int], list[Position]]:
+    """The game at the end of the log, the seqs, and the layout after each event (copies
+    without history: linear in the log's length)."""
+    game = Game.replay([Event(events[0][1], events[0][2])])
+    seqs = [events[0][0]]
+    positions = [game.position.copy(stack=False)]
+    for seq, kind, data in events[1:]:
+        game.apply(Event(kind, data))
+        seqs.append(seq)
+        positions.append(game.position.copy(stack=False))
+    return game, seqs, positions
 
 
 def prefetch_opening(solver: Solver, game: dict[str, Any]) -> None:

@@ -33,7 +33,7 @@ async def hint(request: web.Request) -> web.Response:
             and solver.would_search(game.position)
         ):
             limits.search(player.id)
-        return await solving.hint(solver, game)
+        return await solving.hint(solver, game, owner=f"player:{player.id}")
 
     answer = await commands.give_hint(
         request.app[UOW_KEY], judge, gid, player, body.expected_version,
@@ -55,7 +55,8 @@ async def hint_after(request: web.Request) -> web.Response:
     limits = request.app.get(LIMITS_KEY)
     if limits is not None and request.app[SOLVER_KEY].would_search(game.position):
         limits.search(request.remote or "-")
-    return json_response(solving.public_hint(await solving.hint(request.app[SOLVER_KEY], game)))
+    answer = await solving.hint(request.app[SOLVER_KEY], game, owner=f"address:{request.remote}")
+    return json_response(solving.public_hint(answer))
 
 
 async def analysis(request: web.Request) -> web.Response:
@@ -74,8 +75,9 @@ async def analysis(request: web.Request) -> web.Response:
     stored = await uow.store.read_events(gid, after=0, limit=live.game.version)
     events = [(e.seq, e.type, e.data) for e in stored]
     body = await solving.analysis(
-        request.app[SOLVER_KEY], events, request.app[SETTINGS_KEY].analysis_budget_seconds
-    )
+        request.app[SOLVER_KEY], events, request.app[SETTINGS_KEY].analysis_budget_seconds,
+        owner=f"address:{request.remote}",
+    )  # fmt: skip
     return json_response(body)
 
 

@@ -109,3 +109,78 @@ def test_a_copy_without_its_stack_costs_the_layout_only() -> None:
     bare = pos.copy(stack=False)
     assert bare == pos and bare.move_stack == [] and len(pos.move_stack) == 3
     assert pos.copy().move_stack == pos.move_stack
+
+
+async def test_analysing_the_longest_game_leaves_others_answered(db_url: str) -> None:
+    """A log of MAX_GAME_EVENTS (5000) events, cheap to make (a card from cell to cell and
+    back), replayed by an instance that has never seen it and analysed: meanwhile another
+    client's reads keep coming back within a second, and memory grows by little."""
+    import asyncio
+    import json
+    import resource
+    import time
+    import uuid
+
+    import asyncpg
+
+    from engine import Game, Move
+    from service.db import asyncpg_dsn
+
+    async with instance(db_url) as client:
+        ada = await new_player(client)
+        game = await new_game(client, ada, deal=617, autoplay=False)
+        gid = game["id"]
+        url = f"/v1/games/{gid}"
+        r = await client.post(f"{url}/moves", json={"from": "t1", "to": "c1"}, headers=auth(ada))
+        assert r.status == 201
+        # the rest of the log, written as the service would have written it
+        local, _ = Game.new("freecell", 617, False)
+        local.play(Move("t1", "c1"))
+        rows = []
+        for seq in range(3, 5000):
+            a, b = ("c1", "c2") if seq % 2 else ("c2", "c1")
+            (event,) = local.play(Move(a, b))
+            rows.append((uuid.UUID(gid), seq, event.type, json.dumps(event.data)))
+        conn = await asyncpg.connect(asyncpg_dsn(db_url))
+        try:
+            await conn.executemany(
+                "INSERT INTO game_events (game_id, seq, type, data, at) "
+                "VALUES ($1, $2, $3, $4::jsonb, now())",
+                rows,
+            )
+            await conn.execute(
+                "UPDATE games SET version = 4999, moves = 4998 WHERE id = $1", uuid.UUID(gid)
+            )
+        finally:
+            await conn.close()
+
+    async with instance(db_url) as fresh:  # nothing of the game in its memory
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        r = await fresh.post(f"{url}/abandon", json={}, headers=auth(ada))
+        assert r.status == 201, await r.text()
+        assert (await r.json())["game"]["version"] == 5000
+        other = await new_game(fresh, ada, deal=5)
+        slowest = 0.0
+        done = False
+
+        async def reads() -> None:
+            nonlocal slowest
+            while not done:
+                t0 = time.perf_counter()
+                r = await fresh.get(f"/v1/games/{other['id']}")
+                assert r.status == 200
+                slowest = max(slowest, time.perf_counter() - t0)
+                await asyncio.sleep(0.01)
+
+        reader = asyncio.create_task(reads())
+        try:
+            r = await fresh.get(f"{url}/analysis")
+            assert r.status == 200, await r.text()
+            body = await r.json()
+        finally:
+            done = True
+            await reader
+        assert body["status"] == "abandoned" and body["version"] == 5000
+        grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+        assert slowest < 1.0, slowest
+        assert grown_mb < 150, grown_mb

@@ -14,6 +14,7 @@ request, each once, in order: no acknowledged move lost, none doubled, nothing e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import signal
@@ -77,9 +78,12 @@ class ServiceProcess:
         with self.log.open("ab") as out:
             out.write(f"--- start {self.starts}\n".encode())
             out.flush()
+            # its own session (process group): the teardown kills the group, so nothing it
+            # started (the solver's forkserver and workers) outlives the test
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "service", "run"],
                 cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
 
     async def ready(self, timeout: float = 30.0) -> float:
@@ -122,10 +126,33 @@ class ServiceProcess:
         return self.proc.returncode
 
     def stop(self) -> None:
-        """For fixture teardown: whatever state it is in, it is gone afterwards."""
-        if self.proc is not None and self.proc.poll() is None:
+        """For fixture teardown: whatever state it is in, it is gone afterwards, with every
+        process of its group."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def group(self) -> list[int]:
+        """The processes still alive in the service's session (it and what it started)."""
+        assert self.proc is not None
+        sid = self.proc.pid
+        found = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            # fields after the name: state, ppid, pgrp, session...; zombies do not count
+            if fields[0] != "Z" and int(fields[3]) == sid:
+                found.append(int(entry))
+        return found
 
     def output(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""

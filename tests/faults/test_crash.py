@@ -110,3 +110,26 @@ async def test_sigkill_mid_load_loses_no_acknowledged_move(
         f" same answers, nothing appended"
     )
     assert in_log == acknowledged
+
+
+async def test_a_killed_service_leaves_no_solver_process_behind(
+    service: ServiceProcess,
+) -> None:
+    """The solver's processes (forkserver, worker, resource tracker) notice that the service
+    is gone, even when it was killed with SIGKILL, and exit."""
+    service.start()
+    await service.ready()
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
+        async with session.post(f"{service.base}/v1/players", json={"name": "ada"}) as r:
+            token = (await r.json())["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        body = {"variant": "freecell", "deal": 5}
+        async with session.post(f"{service.base}/v1/games", json=body, headers=auth) as r:
+            game = await r.json()
+        async with session.post(
+            f"{service.base}/v1/games/{game['id']}/hint", json={}, headers=auth
+        ) as r:
+            assert r.status == 201, await r.text()
+    await until(lambda: len(service.group()) >= 3, 10, "the solver's processes")
+    service.kill()
+    await until(lambda: not service.group(), 5, "every process of the service gone")

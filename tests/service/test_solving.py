@@ -170,3 +170,49 @@ def test_hints_are_no_longer_than_the_library_s_reference_line() -> None:
             assert plain is not None and plain.moves is not None
             assert verdict == WINNABLE and line is not None and wins(pos, line)
             assert len(line) <= len(plain.moves), (game, deal)
+
+
+HARD = [18, 28, 31, 39]  # Baker's Dozen openings no search settles within a second
+
+
+async def test_every_answer_comes_within_the_budget_however_busy_the_workers() -> None:
+    """Four players ask at once about positions that each need more than the budget; one
+    worker: each answer still comes within the budget and the slack (a search that waited
+    gets only the time left to it)."""
+    import time
+
+    from service.solving import ANSWER_SLACK
+
+    solver = Solver(1.0, capacity=100, executor_factory=lambda: ThreadPoolExecutor(1))
+    try:
+        started = time.monotonic()
+
+        async def ask(deal: int) -> float:
+            found = await solver.verdict(VARIANTS["bakers_dozen"].deal(deal), owner=str(deal))
+            assert found.verdict == UNKNOWN
+            return time.monotonic() - started
+
+        took = await asyncio.gather(*(ask(d) for d in HARD))
+        assert max(took) <= 1.0 + ANSWER_SLACK + 0.1, took
+    finally:
+        solver.close()
+
+
+async def test_one_player_cannot_take_every_worker() -> None:
+    solver = Solver(1.0, capacity=100, executor_factory=lambda: ThreadPoolExecutor(2))
+    try:
+        cls = VARIANTS["bakers_dozen"]
+        mine = [asyncio.create_task(solver.verdict(cls.deal(d), owner="a")) for d in HARD[:2]]
+        await asyncio.sleep(0.05)
+        assert solver.searches == 2
+        third = await solver.verdict(cls.deal(HARD[2]), owner="a")  # answered at once
+        assert third.verdict == UNKNOWN and third.solver == "none" and solver.searches == 2
+        other = asyncio.create_task(solver.verdict(cls.deal(HARD[3]), owner="b"))
+        await asyncio.sleep(0.05)
+        assert solver.searches == 3  # another player's search starts
+        await asyncio.gather(*mine, other)
+        # once the first two end, the player may search again
+        again = await solver.verdict(cls.deal(5), owner="a")
+        assert again.verdict == WINNABLE and solver.searches == 4
+    finally:
+        solver.close()
