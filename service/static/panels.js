@@ -1,0 +1,82 @@
+// What shows beside the game: the deal's board (leaderboard.js), the player's record
+// (record.js), today's deal button, the hint button where the server gives hints, and the
+// welcome's offer to continue the last game.
+
+import { ApiError } from "./api.js";
+import { $, api, app, FINISHED } from "./app.js";
+import { TITLES } from "./cards.js";
+import { BoardPanel } from "./leaderboard.js";
+import { lastGameId } from "./player.js";
+import { RecordPanel } from "./record.js";
+import { gameUrl } from "./routing.js";
+import { updateButtons } from "./view.js";
+
+const NIL = "00000000-0000-0000-0000-000000000000";
+
+export const boards = new BoardPanel(api);
+export const record = new RecordPanel(api);
+
+/** The board of the deal shown (hidden with no game). */
+export async function refreshBoard() {
+  const g = app.game;
+  if (!g) {
+    boards.hide();
+    return;
+  }
+  await boards.show({
+    variant: g.variant, deal: g.deal, player: app.player, playing: app.mode === "play",
+  });
+}
+
+export async function refreshRecord() {
+  await record.refresh(app.player);
+}
+
+/** "Today's deal (N)" for the game picked in the form, where the server has daily deals. */
+export async function refreshDaily() {
+  const button = $("#daily-deal");
+  if (app.features.daily === false) {
+    button.hidden = true;
+    return;
+  }
+  const variant = $("#variant").value;
+  try {
+    const daily = await api.daily(variant);
+    app.features.daily = true;
+    button.dataset.variant = variant;
+    button.dataset.deal = String(daily.deal);
+    button.textContent = `Today's deal (${daily.deal})`;
+    button.hidden = false;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) app.features.daily = false;
+    button.hidden = true;
+  }
+}
+
+/** Whether the server gives hints: the Hint button hides where it has no such route. */
+export async function probeHint() {
+  try {
+    await api.hintAfter(NIL);
+    app.features.hint = true;
+  } catch (error) {
+    app.features.hint = !(error instanceof ApiError && error.routeMissing);
+  }
+  if (app.game) updateButtons();
+  else $("#hint").hidden = app.features.hint === false;
+}
+
+/** On the welcome: a link back to the last game this device played, if it is still on. */
+export async function offerResume() {
+  const last = lastGameId();
+  if (!last) return;
+  try {
+    const game = await api.game(last);
+    if (FINISHED.has(game.status)) return;
+    $("#resume").href = gameUrl(game.id);
+    $("#resume").textContent = `Continue your ${TITLES[game.variant]} game, deal ${game.deal} `
+      + `(${game.moves} moves)`;
+    $("#resume-line").hidden = false;
+  } catch {
+    // the game is gone: nothing to offer
+  }
+}

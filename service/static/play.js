@@ -1,0 +1,147 @@
+// Playing the game through the API: a move of the card or pile chosen, a card sent up by
+// itself, undo, redo and hints. Each answer's events are shown step by step (game.js); a
+// refusal is told in the message line, and a game that moved on elsewhere is read again.
+
+import { ApiError } from "./api.js";
+import { $, api, app, say } from "./app.js";
+import { cardName, pileName } from "./cards.js";
+import { canPlay, legalNow } from "./choose.js";
+import { reload, showEvents } from "./game.js";
+import { firstEmptyCell, pileCards } from "./state.js";
+import { refreshMarks, updateAssisted, updateButtons } from "./view.js";
+
+const MOVED_ON = "The game had moved on (in another window?); it is up to date now.";
+
+/** Sends one write; true when the server took it (its events are shown by then). */
+async function send(request) {
+  app.selection = null;
+  refreshMarks();
+  let answer;
+  try {
+    answer = await request();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.status === 409 && error.problem.current_version !== undefined) {
+      await reload();
+      say(`${MOVED_ON} Try again.`, "error");
+    } else if (error.status === 401 || error.status === 403) {
+      await reload();
+      say(`${error.detail} You can watch this game.`, "error");
+    } else {
+      say(error.detail, "error");
+    }
+    return false;
+  }
+  await showEvents(answer.events || [], answer.game);
+  return true;
+}
+
+/** Moves what is chosen to `target` (a pile, or "c" for any free cell). */
+export async function moveSelectionTo(target) {
+  const sel = app.selection;
+  const g = app.game;
+  if (sel.kind === "card") {
+    return send(() => api.move(g.id, { card: sel.card, to: target, expected_version: g.version }));
+  }
+  // a pile chosen with the keyboard: as many cards as may legally go there
+  const moves = await legalNow();
+  const fits = moves.filter((m) => m.from === sel.pile
+    && (m.to === target || (target[0] === "c" && m.to[0] === "c")));
+  const count = fits.reduce((most, m) => Math.max(most, m.count), 1);
+  return send(() => api.move(g.id, {
+    from: sel.pile, to: target, count, expected_version: g.version,
+  }));
+}
+
+/** A card to its foundation, or else a free cell (a double tap). */
+export async function autoMove(card) {
+  if (!canPlay()) return;
+  const g = app.game;
+  await send(() => api.move(g.id, { card, to: "auto", expected_version: g.version }));
+}
+
+export async function undo() {
+  if (!canPlay()) return;
+  if (!app.game.can_undo) {
+    say("There is no move to undo.");
+    return;
+  }
+  const g = app.game;
+  await send(() => api.undo(g.id, g.version));
+}
+
+export async function redo() {
+  if (!canPlay()) return;
+  if (!app.game.can_redo) {
+    say("There is no undone move to play again.");
+    return;
+  }
+  const g = app.game;
+  await send(() => api.redo(g.id, g.version));
+}
+
+// ------------------------------------------------------------------ hints
+
+/** The hint's event joins the game's log: the game is one version on, and assisted. */
+function recordHint(answer) {
+  const g = app.game;
+  const events = answer.events || [];
+  if (!events.length) return answer.version === g.version;
+  if (events[0].seq !== g.version + 1) return false;
+  const before = g.version;
+  g.version = answer.version ?? events[events.length - 1].seq;
+  g.hints = (g.hints || 0) + events.filter((e) => e.type === "HintGiven").length;
+  g.assisted = true;
+  app.feed?.seen(g.version);
+  if (app.legal?.version === before) app.legal.version = g.version; // the layout is the same
+  $("#table").dataset.version = String(g.version);
+  updateAssisted();
+  return true;
+}
+
+/** Asks for a hint (POST: the hint goes on the game's record) and marks its card and place. */
+export async function hint() {
+  if (!canPlay() || app.features.hint === false) return;
+  const g = app.game;
+  say("Looking for a winning line…");
+  let answer;
+  try {
+    answer = await api.hint(g.id);
+  } catch (error) {
+    if (error instanceof ApiError && error.routeMissing) {
+      app.features.hint = false;
+      updateButtons();
+      say("Hints are not available on this server.");
+      return;
+    }
+    if (error instanceof ApiError && error.status === 409
+        && error.problem.current_version !== undefined) {
+      await reload();
+      say(`${MOVED_ON} Ask again.`, "error");
+      return;
+    }
+    throw error;
+  }
+  if (app.game !== g) return;
+  if (!recordHint(answer)) {
+    await reload(); // the game moved on meanwhile: the hint was for another position
+    say(`${MOVED_ON} Ask again.`, "error");
+    return;
+  }
+  if (answer.verdict === "winnable" && answer.move) {
+    const { from, to, count } = answer.move;
+    const cards = pileCards(app.state, from);
+    const card = cards[cards.length - (count || 1)];
+    const pile = to === "c" ? firstEmptyCell(app.state) : to;
+    app.hint = { card, pile };
+    refreshMarks();
+    const left = answer.moves_to_win ? ` (${answer.moves_to_win} moves to win from here)` : "";
+    say(`Hint: ${cardName(card)} to ${pileName(pile, g.variant)}${left}.`);
+  } else if (answer.verdict === "unwinnable") {
+    app.hint = null;
+    say("No winning line is left from here: undo to go back.", "error");
+  } else {
+    app.hint = null;
+    say("No hint: the search ran out of time before finding a winning line.");
+  }
+}

@@ -1,0 +1,42 @@
+// The player this device plays as: made on the first visit and kept in localStorage
+// (its token goes with every write), made again when the service no longer knows it;
+// and the game it played last.
+
+import { $, api, app, readJson } from "./app.js";
+
+const PLAYER_KEY = "open-solitaire.player";
+
+export async function ensurePlayer() {
+  if (app.player) return app.player;
+  const stored = readJson(PLAYER_KEY);
+  if (stored?.token && stored?.id) {
+    app.player = stored;
+  } else {
+    const name = `Player ${Math.floor(1000 + Math.random() * 9000)}`;
+    const created = await api.createPlayer(name);
+    app.player = { id: created.id, name: created.name, token: created.token };
+    localStorage.setItem(PLAYER_KEY, JSON.stringify(app.player));
+  }
+  api.token = app.player.token;
+  $("#who").textContent = `Playing as ${app.player.name}`;
+  return app.player;
+}
+
+export async function renewPlayer() {
+  localStorage.removeItem(PLAYER_KEY);
+  app.player = null;
+  return ensurePlayer();
+}
+
+// ------------------------------------------------------------------ the last game played
+
+const LAST_GAME_KEY = "open-solitaire.last-game";
+
+/** The game this device played last, offered again on the welcome. */
+export function keepLastGame(id) {
+  localStorage.setItem(LAST_GAME_KEY, id);
+}
+
+export function lastGameId() {
+  return localStorage.getItem(LAST_GAME_KEY);
+}
