@@ -48,7 +48,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check engine service tests bench migrations
 	$(VENV)/bin/mypy --strict engine
 
-bench: $(STAMP)
+# wrk (Debian) is the load generator of the move benchmark: installed here when missing
+# and we are root
+bench: $(STAMP) solver-lib
+	@command -v wrk >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 \
+	      || echo "could not install wrk: the move benchmark is skipped"; \
+	  else echo "wrk is not installed (apt-get install wrk): the move benchmark is skipped"; fi; }
 	$(PY) -m bench
 
 clean-db:

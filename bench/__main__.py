@@ -1,7 +1,8 @@
 """make bench: every benchmark in turn, each a ratio to a reference timed in the same run.
 
     python -m bench            all of them
-    python -m bench move ...   only those named (engine, move, stream, leaderboard, solver)
+    python -m bench wrk ...    only those named (engine, wrk, move, stream, leaderboard,
+                               solver); wrk is the move endpoint under wrk, the reference
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from .common import PYTHON, ROOT, database_url
 
-BENCHES = ["engine", "move", "stream", "leaderboard", "solver"]
+BENCHES = ["engine", "wrk", "move", "stream", "leaderboard", "solver"]
 
 
 def main(argv: list[str]) -> int:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import aiohttp
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -99,3 +100,15 @@ def percentile(values: list[float], q: float) -> float:
 
 
 PYTHON = sys.executable
+
+
+def cpu_total(procs: list[psutil.Process]) -> float:
+    """User + system CPU of these processes so far (those gone since are skipped)."""
+    total = 0.0
+    for proc in procs:
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system
+    return total

@@ -72,9 +72,9 @@ async def timed(action: Callable[[], Awaitable[object]], repeats: int) -> list[f
 
 async def main() -> None:
     from service import leaderboards
+    from service.backend import Backend, GameCache
     from service.players import Player
     from service.store import EventStore, create_pool
-    from service.uow import GameCache, UnitOfWork
 
     url = await fresh_database(database_url(), "bench_leaderboards")
     pool = await create_pool(url, 1, 2)
@@ -93,22 +93,23 @@ async def main() -> None:
         deep = tuple(keys[int(len(keys) * 0.9)])
         middle = keys[len(keys) // 2]["player_id"]
         ids = [r["player_id"] for r in random.sample(list(keys), min(1000, len(keys)))]
-        uow = UnitOfWork(store=EventStore(pool), games=GameCache(10))
+        backend = Backend(store=EventStore(pool), games=GameCache(10))
         cursor = leaderboards.board_cursor(deep, int(len(keys) * 0.9) + 1)  # type: ignore[arg-type]
         me = Player(middle, "?")
         picks = iter(ids * (REPEATS // len(ids) + 2))
 
         async def pk_read() -> object:
             pid: uuid.UUID = next(picks)
-            async with uow.store.connection() as conn:
+            async with backend.store.connection() as conn:
                 return await conn.fetchrow("SELECT id, name FROM players WHERE id = $1", pid)
 
         cases: list[tuple[str, Callable[[], Awaitable[object]]]] = [
             ("primary-key read", pk_read),
-            ("page 1 (20)", lambda: leaderboards.board(uow, VARIANT, DEAL, 20)),
+            ("page 1 (20)", lambda: leaderboards.board(backend, VARIANT, DEAL, 20)),
             ("deep page by cursor (at 90 %)",
-             lambda: leaderboards.board(uow, VARIANT, DEAL, 20, cursor)),
-            ("around=me (rank 50 %)", lambda: leaderboards.board_around(uow, VARIANT, DEAL, me)),
+             lambda: leaderboards.board(backend, VARIANT, DEAL, 20, cursor)),
+            ("around=me (rank 50 %)",
+             lambda: leaderboards.board_around(backend, VARIANT, DEAL, me)),
         ]
         results = {name: await timed(action, REPEATS) for name, action in cases}
         floor = percentile(results["primary-key read"], 0.5)

@@ -24,6 +24,7 @@ from .common import (
     PYTHON,
     ROOT,
     SHARED,
+    cpu_total,
     database_url,
     free_port,
     fresh_database,
@@ -157,14 +158,7 @@ def postgres_cpu() -> float:
         procs = [master, *master.children(recursive=True)]
     else:
         procs = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
-    total = 0.0
-    for proc in procs:
-        try:
-            t = proc.cpu_times()
-        except psutil.Error:
-            continue
-        total += t.user + t.system
-    return total
+    return cpu_total(procs)
 
 
 def report(name: str, run: Run) -> str:

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import sys
 
-from aiohttp import web
-
-from .app import create_app
 from .db import resolve_database_url
 from .migrate import upgrade
 from .settings import Settings
+from .workers import default_workers, serve, supervise
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,23 +32,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return verify(url, settings.min_median_move_ms)
     settings = settings.model_copy(update={"database_url": url})
-    try:
-        import uvloop
-
-        uvloop.install()
-    except ImportError:
-        pass
-    app = create_app(settings)
-    # What start-up built lives as long as the process: keep it out of the collector's
-    # way, and collect the young generation less often (requests make many short-lived
-    # objects; the collector's passes over them showed in profiles of the move path).
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(20_000, 20, 20)
-    print(f"serving on http://{settings.host}:{settings.port}", file=sys.stderr, flush=True)
-    web.run_app(app, host=settings.host, port=settings.port,
-                access_log=None, print=None, shutdown_timeout=10)
-    return 0
+    workers = settings.workers or default_workers()
+    print(f"serving on http://{settings.host}:{settings.port} with {workers} worker"
+          f"{'s' if workers > 1 else ''}", file=sys.stderr, flush=True)  # fmt: skip
+    if workers == 1:
+        serve(settings, reuse_port=False)
+        return 0
+    return supervise(settings, workers)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import re
 import time
@@ -13,29 +12,34 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import aiohttp_cors
+import orjson
 from aiohttp import web
 
+from .backend import Backend, GameCache, Lru
 from .db import resolve_database_url
-from .handlers import games, leaderboards, meta, solver, stream
+from .handlers import games, leaderboards, meta, players, solver, stream
 from .handlers import web as webclient
 from .keys import (
+    BACKEND_KEY,
     DSN_KEY,
     HUB_KEY,
     LIMITS_KEY,
+    LINK_GUESSES_KEY,
     METRICS_KEY,
     REQUEST_ID_KEY,
     SETTINGS_KEY,
+    SOLVER_KEY,
     STREAMS_KEY,
-    UOW_KEY,
 )
 from .metrics import Metrics
+from .players import purge_link_codes
 from .problems import problem_middleware
-from .ratelimit import RateLimiter
+from .ratelimit import LINK_GUESSES_PER_MINUTE, RateLimiter, TokenBuckets
 from .settings import Settings
-from .solving import solver_ctx
+from .solving import Solver, make_pool
 from .store import EventStore, StoreError, create_pool
 from .stream import StreamHub
-from .uow import GameCache, Lru, UnitOfWork
 
 access_log = logging.getLogger("service.access")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -48,6 +52,13 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/metrics", meta.metrics)
     r.add_get("/openapi.yaml", meta.openapi)
     r.add_post("/v1/players", games.create_player)
+    # the caller's own player: before /v1/players/{player_id}, which would take "me"
+    r.add_get("/v1/players/me", players.me)
+    r.add_post("/v1/players/me/tokens", players.add_token)
+    r.add_get("/v1/players/me/tokens", players.list_tokens)
+    r.add_delete("/v1/players/me/tokens/{token_id}", players.revoke_token)
+    r.add_post("/v1/players/me/link-codes", players.add_link_code)
+    r.add_post("/v1/tokens", players.link_device)
     r.add_post("/v1/games", games.create_game)
     r.add_get("/v1/games/{game_id}", games.get_game)
     r.add_post("/v1/games/{game_id}/moves", games.play_move)
@@ -97,7 +108,7 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
         m.requests.labels(route, request.method, str(status)).inc()
         if request.app[SETTINGS_KEY].log_requests:
             access_log.info(
-                json.dumps(
+                orjson.dumps(
                     {
                         "request_id": request_id,
                         "method": request.method,
@@ -107,7 +118,7 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
                         "ms": round(elapsed * 1000, 2),
                         "remote": request.remote,
                     }
-                )
+                ).decode()
             )
 
 
@@ -116,7 +127,7 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
         url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
         pool = await create_pool(url, settings.pool_min, settings.pool_max)
         app[DSN_KEY] = url
-        app[UOW_KEY] = UnitOfWork(
+        app[BACKEND_KEY] = Backend(
             store=EventStore(pool, settings.db_timeout, settings.min_median_move_ms),
             games=GameCache(settings.cache_games),
             players=Lru(settings.cache_tokens),
@@ -129,7 +140,8 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
 
 
 async def maintenance_ctx(app: web.Application) -> AsyncIterator[None]:
-    """Idempotency keys are kept `idempotency_hours` (at least 24), then purged hourly."""
+    """Idempotency keys (and spent or expired link codes) are kept `idempotency_hours` (at
+    least 24), then purged hourly."""
     settings = app[SETTINGS_KEY]
 
     async def purge() -> None:
@@ -137,7 +149,8 @@ async def maintenance_ctx(app: web.Application) -> AsyncIterator[None]:
             await asyncio.sleep(3600)
             cutoff = datetime.now(UTC) - timedelta(hours=max(24, settings.idempotency_hours))
             try:
-                await app[UOW_KEY].store.purge_keys(cutoff)
+                await app[BACKEND_KEY].store.purge_keys(cutoff)
+                await purge_link_codes(app[BACKEND_KEY], cutoff)
             except StoreError:
                 log.warning("could not purge old idempotency keys; will try again")
 
@@ -148,20 +161,62 @@ async def maintenance_ctx(app: web.Application) -> AsyncIterator[None]:
         await task
 
 
+def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
+    """cleanup_ctx: the solver and its process pool (workers start on the first search)."""
+
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        solver = Solver(
+            settings.hint_budget_seconds,
+            capacity=settings.solver_cache,
+            library=settings.solver_library,
+            prefetch=settings.solver_prefetch,
+            executor_factory=lambda: make_pool(settings.solver_workers),
+        )
+        app[SOLVER_KEY] = solver
+        yield
+        solver.close()
+
+    return ctx
+
+
 async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     """The live-event hub: its listening connection opens after the pool, closes before."""
     settings = app[SETTINGS_KEY]
     hub = StreamHub(
-        app[UOW_KEY].store,
+        app[BACKEND_KEY].store,
         app[DSN_KEY],
         queue_size=settings.ws_queue,
         sweep_every=settings.ws_sweep,
     )
     app[HUB_KEY] = hub
-    app[UOW_KEY].committed = hub.committed
+    app[BACKEND_KEY].committed = hub.committed
     await hub.start()
     yield
     await hub.stop()
+
+
+CORS_METHODS = ("GET", "POST", "DELETE")
+CORS_REQUEST_HEADERS = (
+    "Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-Request-Id",
+)
+CORS_EXPOSED_HEADERS = ("ETag", "Retry-After", "Location", "X-Request-Id")
+
+
+def setup_cors(app: web.Application, origins: list[str]) -> None:
+    """Web pages served from `origins` may call every route (aiohttp-cors): preflights are
+    answered, answers expose the headers a client reads. Other origins get no CORS
+    headers (and a preflight from one is 403). Tokens travel in Authorization, never in
+    cookies, so no credentials are allowed."""
+    options = aiohttp_cors.ResourceOptions(
+        allow_credentials=False,
+        expose_headers=CORS_EXPOSED_HEADERS,
+        allow_headers=CORS_REQUEST_HEADERS,
+        allow_methods=CORS_METHODS,
+        max_age=600,
+    )
+    cors = aiohttp_cors.setup(app, defaults=dict.fromkeys(origins, options))
+    for route in list(app.router.routes()):
+        cors.add(route)
 
 
 def create_app(settings: Settings | None = None) -> web.Application:
@@ -174,6 +229,7 @@ def create_app(settings: Settings | None = None) -> web.Application:
     app[SETTINGS_KEY] = settings
     if settings.rate_limits_on:
         app[LIMITS_KEY] = limiter
+    app[LINK_GUESSES_KEY] = TokenBuckets(LINK_GUESSES_PER_MINUTE)  # always on: see ratelimit.py
     app[METRICS_KEY] = Metrics()
     app.cleanup_ctx.append(database_ctx(settings))
     app.cleanup_ctx.append(maintenance_ctx)
@@ -182,4 +238,6 @@ def create_app(settings: Settings | None = None) -> web.Application:
     app[STREAMS_KEY] = {}
     app.on_shutdown.append(stream.close_streams)
     setup_routes(app)
+    if settings.cors_origin_list:
+        setup_cors(app, settings.cors_origin_list)
     return app

@@ -26,6 +26,7 @@ import orjson
 from engine import EngineError, Event, Game, IllegalMove, Move
 
 from . import queries
+from .backend import Backend, LiveGame
 from .deals import check_deal, random_deal
 from .errors import (
     Forbidden,
@@ -37,7 +38,6 @@ from .errors import (
 )
 from .players import Player
 from .store import Recorded, Replayed, VersionConflict
-from .uow import LiveGame, UnitOfWork
 
 WRITE_ATTEMPTS: Final = 5
 HINT_ATTEMPTS: Final = 3
@@ -71,7 +71,7 @@ Action = Callable[[Game], list[Event]]
 class VersionedAction(Protocol):
     async def __call__(
         self,
-        uow: UnitOfWork,
+        backend: Backend,
         game_id: uuid.UUID,
         player: Player,
         expected_version: int | None,
@@ -83,7 +83,7 @@ class VersionedAction(Protocol):
 
 
 async def create_game(
-    uow: UnitOfWork,
+    backend: Backend,
     player: Player,
     variant: str,
     deal: int | None,
@@ -99,10 +99,10 @@ async def create_game(
     events[0] = Event(created.type, {**created.data, "player_id": str(player.id)})
     live = LiveGame(game, player.id, _NOT_YET, None)
     finish = "now" if queries.at_an_end(game.status) else "none"
-    answer, kept = await _record(uow, game_id, live, events, 1, finish, idem)
+    answer, kept = await _record(backend, game_id, live, events, 1, finish, idem)
     if kept is not None:
-        uow.games.put(game_id, kept)
-        uow.committed(game_id, game.version)
+        backend.games.put(game_id, kept)
+        backend.committed(game_id, game.version)
     return answer
 
 
@@ -126,7 +126,7 @@ def _free_card(position: Any, pile: str) -> Any:
 
 
 async def play_move(
-    uow: UnitOfWork,
+    backend: Backend,
     game_id: uuid.UUID,
     player: Player,
     body: dict[str, Any],
@@ -136,37 +136,62 @@ async def play_move(
     def action(game: Game) -> list[Event]:
         return game.play(parse_move(game.position, body))
 
-    return await write(uow, game_id, player, expected_version, idem, action)
+    return await write(backend, game_id, player, expected_version, idem, action)
+
+
+async def play_moves(
+    backend: Backend,
+    game_id: uuid.UUID,
+    player: Player,
+    bodies: list[dict[str, Any]],
+    expected_version: int | None,
+    idem: Idempotency | None = None,
+) -> Answer:
+    """Several moves, all or none: each judged on the position the ones before it (and
+    their automatic moves) left, and all their events appended by one write. A refusal
+    names the move's place in the batch (`index`, 0-based) in its problem body."""
+
+    def action(game: Game) -> list[Event]:
+        events: list[Event] = []
+        for index, body in enumerate(bodies):
+            try:
+                events += game.play(parse_move(game.position, body))
+            except EngineError as exc:
+                exc.index = index  # type: ignore[attr-defined]  # read by problems.py
+                raise
+        return events
+
+    return await write(backend, game_id, player, expected_version, idem, action)
 
 
 async def undo(
-    uow: UnitOfWork,
+    backend: Backend,
     game_id: uuid.UUID,
     player: Player,
     expected_version: int | None,
     idem: Idempotency | None = None,
 ) -> Answer:
-    return await write(uow, game_id, player, expected_version, idem, lambda g: g.undo())
+    return await write(backend, game_id, player, expected_version, idem, lambda g: g.undo())
 
 
 async def redo(
-    uow: UnitOfWork,
+    backend: Backend,
     game_id: uuid.UUID,
     player: Player,
     expected_version: int | None,
     idem: Idempotency | None = None,
 ) -> Answer:
-    return await write(uow, game_id, player, expected_version, idem, lambda g: g.redo())
+    return await write(backend, game_id, player, expected_version, idem, lambda g: g.redo())
 
 
 async def abandon(
-    uow: UnitOfWork,
+    backend: Backend,
     game_id: uuid.UUID,
     player: Player,
     expected_version: int | None,
     idem: Idempotency | None = None,
 ) -> Answer:
-    return await write(uow, game_id, player, expected_version, idem, lambda g: g.abandon())
+    return await write(backend, game_id, player, expected_version, idem, lambda g: g.abandon())
 
 
 Judge = Callable[[Game], Awaitable[dict[str, Any]]]
@@ -176,7 +201,7 @@ hint and is shown to nobody."""
 
 
 async def give_hint(
-    uow: UnitOfWork,
+    backend: Backend,
     judge: Judge,
     game_id: uuid.UUID,
     player: Player,
@@ -188,10 +213,10 @@ async def give_hint(
     The position is the log's (read once), the search runs outside the game's lock, and
     the hint is recorded only on the version it was found for: when a move landed
     meanwhile, the hint is searched again on the new position."""
-    live = await queries.load(uow, game_id)
+    live = await queries.load(backend, game_id)
     _check_owner(live, player)
     for _attempt in range(HINT_ATTEMPTS):
-        live = await queries.current(uow, game_id)
+        live = await queries.current(backend, game_id)
         game = live.game
         _check_version(game, expected_version)
         _check_live(game)
@@ -215,11 +240,11 @@ async def give_hint(
             return g.give_hint(extra["verdict"], hinted, extra["moves_to_win"], line)
 
         try:
-            return await write(uow, game_id, player, game.version, idem, action, extra)
+            return await write(backend, game_id, player, game.version, idem, action, extra)
         except VersionMismatch:
             if expected_version is not None:
                 raise
-    live = await queries.current(uow, game_id)
+    live = await queries.current(backend, game_id)
     raise VersionMismatch(
         "moves keep arriving while the hint is searched; reload the game and ask again",
         current_version=live.game.version,
@@ -243,11 +268,11 @@ def _check_version(game: Game, expected_version: int | None) -> None:
         )
 
 
-def _check_room(uow: UnitOfWork, game: Game, work: Game, events: list[Event]) -> None:
+def _check_room(backend: Backend, game: Game, work: Game, events: list[Event]) -> None:
     """A game's log holds at most MAX_GAME_EVENTS events; abandoning always has room."""
-    if work.version > uow.max_game_events and work.status != "abandoned":
+    if work.version > backend.max_game_events and work.status != "abandoned":
         raise LogFull(
-            f"this game's log is full ({uow.max_game_events} events at most); it can"
+            f"this game's log is full ({backend.max_game_events} events at most); it can"
             " still be abandoned: start a new game",
             current_version=game.version,
         )
@@ -262,7 +287,7 @@ def _check_live(game: Game) -> None:
 
 
 async def write(
-    uow: UnitOfWork,
+    backend: Backend,
     game_id: uuid.UUID,
     player: Player,
     expected_version: int | None,
@@ -273,31 +298,31 @@ async def write(
     """The one way to change a game: `action` on a copy of its position, judged by the log.
 
     `extra` goes into the answer's body beside the game and its events."""
-    live = await queries.load(uow, game_id)
+    live = await queries.load(backend, game_id)
     _check_owner(live, player)  # a game's owner never changes: memory can tell
-    async with uow.lock_for(game_id):
+    async with backend.lock_for(game_id):
         try:
-            return await _write_locked(uow, game_id, expected_version, idem, action, extra)
+            return await _write_locked(backend, game_id, expected_version, idem, action, extra)
         except (EngineError, ServiceError):
             # A retried request (same Idempotency-Key) meets a game that has moved on since
             # its first answer: that answer stands. Looked up only on this path, so the
             # ordinary write stays one round trip.
             if idem is not None:
-                found = await uow.store.find_key(player.id, idem.key)
+                found = await backend.store.find_key(player.id, idem.key)
                 if found is not None:
                     return _replayed(found, idem)
             raise
 
 
 async def _write_locked(
-    uow: UnitOfWork,
+    backend: Backend,
     game_id: uuid.UUID,
     expected_version: int | None,
     idem: Idempotency | None,
     action: Action,
     extra: dict[str, Any] | None,
 ) -> Answer:
-    live = await queries.load(uow, game_id)
+    live = await queries.load(backend, game_id)
     from_log = False  # whether `live` was read from the log during this request
     for _attempt in range(WRITE_ATTEMPTS):
         game = live.game
@@ -308,13 +333,13 @@ async def _write_locked(
             _check_version(game, expected_version)
             _check_live(game)
             events = action(work)
-            _check_room(uow, game, work, events)
+            _check_room(backend, game, work, events)
         except (EngineError, VersionMismatch) as exc:
             refusal = exc
         if refusal is not None:
             if from_log:
                 raise refusal
-            live, from_log = await queries.current(uow, game_id), True
+            live, from_log = await queries.current(backend, game_id), True
             continue
         done = LiveGame(work, live.player_id, live.created_at, live.finished_at)
         finish = _finish(game.status, done)
@@ -322,22 +347,22 @@ async def _write_locked(
             done.finished_at = None
         try:
             answer, kept = await _record(
-                uow, game_id, done, events, game.version + 1, finish, idem, extra
+                backend, game_id, done, events, game.version + 1, finish, idem, extra
             )
         except VersionConflict:
             # another instance wrote first: judge again on the log
-            live, from_log = await queries.current(uow, game_id), True
+            live, from_log = await queries.current(backend, game_id), True
             continue
         except BaseException:
-            uow.games.drop(game_id)  # the outcome is unknown: read the log next time
+            backend.games.drop(game_id)  # the outcome is unknown: read the log next time
             raise
         if kept is None:  # the key's earlier answer: memory may not have that write
-            uow.games.drop(game_id)
+            backend.games.drop(game_id)
             return answer
-        uow.games.put(game_id, kept)
-        uow.committed(game_id, work.version)
+        backend.games.put(game_id, kept)
+        backend.committed(game_id, work.version)
         return answer
-    live = await queries.current(uow, game_id)
+    live = await queries.current(backend, game_id)
     raise VersionMismatch(
         "other moves keep arriving first; reload the game and try again",
         current_version=live.game.version,
@@ -416,7 +441,7 @@ def _replayed(found: Replayed, idem: Idempotency) -> Answer:
 
 
 async def _record(
-    uow: UnitOfWork,
+    backend: Backend,
     game_id: uuid.UUID,
     live: LiveGame,
     events: list[Event],
@@ -429,7 +454,7 @@ async def _record(
     earlier answer came back instead)."""
     g = live.game
     template = _template(game_id, live, events, first_seq, finish, extra)
-    recorded: Recorded = await uow.store.record(
+    recorded: Recorded = await backend.store.record(
         game_id=game_id,
         first_seq=first_seq,
         events=[{"type": e.type, "data": e.data} for e in events],

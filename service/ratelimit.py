@@ -8,6 +8,10 @@ A refused request is a 429 problem+json with `Retry-After` (whole seconds), befo
 is read or its token looked up. Each instance counts on its own; with N instances behind a
 balancer a client gets up to N times the numbers. `RATE_LIMITS=off` leaves the middleware
 out altogether.
+
+One limit is not the middleware's and holds whatever RATE_LIMITS says, because it guards
+players' accounts rather than the service's capacity: guesses of link codes
+(`POST /v1/tokens`), LINK_GUESSES_PER_MINUTE per client address (handlers/players.py).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from .settings import Settings
 # how often idle buckets are forgotten (a forgotten bucket is a full one)
 SWEEP_SECONDS = 60.0
 STREAM_RETRY_SECONDS = 5
+LINK_GUESSES_PER_MINUTE = 10
 
 
 class TokenBuckets:
@@ -65,6 +70,18 @@ def _retry_after(seconds: float) -> int:
     return max(1, math.ceil(seconds))
 
 
+def charge(buckets: TokenBuckets, key: Hashable, what: str) -> None:
+    """Take one of `key`'s tokens: 429 (TooManyRequests, with Retry-After) when none is left."""
+    wait = buckets.take(key)
+    if wait > 0:
+        seconds = _retry_after(wait)
+        raise TooManyRequests(
+            f"too many {what} (at most {int(buckets.capacity)} a minute);"
+            f" try again in {seconds} s",
+            retry_after=seconds,
+        )
+
+
 def _token(request: web.Request) -> str | None:
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     token = token.strip()
@@ -93,14 +110,7 @@ class RateLimiter:
         self._check(self.searches, key, "searches of the solver")
 
     def _check(self, buckets: TokenBuckets, key: Hashable, what: str) -> None:
-        wait = buckets.take(key)
-        if wait > 0:
-            seconds = _retry_after(wait)
-            raise TooManyRequests(
-                f"too many {what} (at most {int(buckets.capacity)} a minute);"
-                f" try again in {seconds} s",
-                retry_after=seconds,
-            )
+        charge(buckets, key, what)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:

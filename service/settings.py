@@ -7,7 +7,15 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-ROOT = Path(__file__).resolve().parent.parent
+
+def _root() -> Path:
+    """The folder with alembic.ini, migrations/ and openapi.yaml: the checkout this package
+    lies in, or (installed as a wheel, as in the image) the working directory."""
+    checkout = Path(__file__).resolve().parent.parent
+    return checkout if (checkout / "alembic.ini").exists() else Path.cwd()
+
+
+ROOT = _root()
 
 
 class Settings(BaseSettings):
@@ -45,6 +53,9 @@ class Settings(BaseSettings):
     # a win whose median time between the player's own moves is shorter than this (in
     # milliseconds) is "verified": false and stays off the default boards; 0 switches off
     min_median_move_ms: int = Field(default=200, ge=0)
+    # origins (comma-separated, e.g. "https://app.example,http://localhost:5173") whose web
+    # pages may call the API from the browser (CORS); none by default
+    cors_origins: str = ""
     log_requests: bool = True
     # heartbeat interval of live streams, in seconds
     ws_heartbeat: float = 20.0
@@ -58,10 +69,16 @@ class Settings(BaseSettings):
     # opening (and the day's deal) is searched at once in the background
     hint_budget_seconds: float = 2.0
     solver_workers: int = 1
+    # service processes sharing the port (SO_REUSEPORT); unset: one per core
+    workers: int | None = Field(default=None, ge=1, le=64)
     solver_cache: int = 50_000
     solver_library: bool = True
     analysis_budget_seconds: float = 20.0
     solver_prefetch: bool = True
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [o.strip().rstrip("/") for o in self.cors_origins.split(",") if o.strip()]
 
     @property
     def rate_limits_on(self) -> bool:

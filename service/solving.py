@@ -1,10 +1,11 @@
 """The solver in the service: hints, post-mortem analysis, solvable and daily deals.
 
-Searches run off the event loop, in a small process pool (``solver_workers`` processes)
-created by :func:`solver_ctx`, each within a time budget (``hint_budget_seconds``).  In a
-worker, FreeCell, Baker's Game and Beleaguered Castle go to Freecell Solver's library when
-it is installed (service/fcsolve.py), everything else (Baker's Dozen always) to the engine's
-own solver (engine/solver.py); the lines either returns are replayed through the rules.
+Searches run off the event loop, in a small process pool (``solver_workers`` processes,
+:func:`make_pool`, started by service/app.py), each within a time budget
+(``hint_budget_seconds``).  In a worker, FreeCell, Baker's Game and Beleaguered Castle go
+to Freecell Solver's library when it is installed (service/fcsolve.py), everything else
+(Baker's Dozen always) to the engine's own solver (engine/solver.py); the lines either
+returns are replayed through the rules.
 
 Verdicts are cached in this process by canonical position (positions that differ only in
 the order of columns or cells share one entry), least recently used first out.  A winning
@@ -21,14 +22,12 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-
-from aiohttp import web
 
 from engine import VARIANTS, Card, Event, Game, Move, Position
 from engine.shorten import shorten
@@ -46,7 +45,6 @@ from engine.solver import (
 
 from . import fcsolve
 from .deal_table import table
-from .settings import Settings
 
 log = logging.getLogger("service.solver")
 
@@ -430,8 +428,17 @@ def _checked(position: Position, line: list[Move]) -> tuple[Move, ...] | None:
 
 
 def _default_executor() -> Executor:
+    return make_pool(1)
+
+
+def make_pool(workers: int) -> ProcessPoolExecutor:
+    """The search processes: ``workers`` of them, each of which exits when this process is
+    gone, however it ends."""
     return ProcessPoolExecutor(
-        max_workers=1, mp_context=_context(), initializer=_warm_up, initargs=(os.getpid(),)
+        max_workers=max(1, workers),
+        mp_context=_context(),
+        initializer=_warm_up,
+        initargs=(os.getpid(),),
     )
 
 
@@ -442,30 +449,6 @@ def _context() -> Any:
         return ctx
     except ValueError:  # no forkserver on this platform
         return multiprocessing.get_context("spawn")
-
-
-def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
-    """cleanup_ctx: the solver and its process pool (workers start on the first search)."""
-    from .keys import SOLVER_KEY
-
-    async def ctx(app: web.Application) -> AsyncIterator[None]:
-        solver = Solver(
-            settings.hint_budget_seconds,
-            capacity=settings.solver_cache,
-            library=settings.solver_library,
-            prefetch=settings.solver_prefetch,
-            executor_factory=lambda: ProcessPoolExecutor(
-                max_workers=max(1, settings.solver_workers),
-                mp_context=_context(),
-                initializer=_warm_up,
-                initargs=(os.getpid(),),
-            ),
-        )
-        app[SOLVER_KEY] = solver
-        yield
-        solver.close()
-
-    return ctx
 
 
 # ---------------------------------------------------------------- hints, analysis, deals

@@ -213,17 +213,6 @@ class EventStore:
             )
         return at
 
-    async def player_by_token(self, token_hash: bytes) -> tuple[uuid.UUID, str] | None:
-        async with self.connection() as conn:
-            row = await conn.fetchrow(
-                "SELECT id, name FROM players WHERE token_hash = $1", token_hash,
-                timeout=self.timeout,
-            )
-        if row is None:
-            return None
-        # asyncpg's own UUID type, which orjson does not serialise: the standard one
-        return uuid.UUID(bytes=row["id"].bytes), row["name"]
-
     async def ping(self) -> None:
         async with self.connection() as conn:
             await conn.fetchval("SELECT 1", timeout=min(self.timeout, 2.0))

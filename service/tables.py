@@ -32,8 +32,35 @@ players = Table(
     metadata,
     Column("id", Uuid, primary_key=True),
     Column("name", Text, nullable=False),
-    Column("token_hash", LargeBinary, nullable=False, unique=True),
+    # no longer read or written (migration 0005): tokens are in device_tokens
+    Column("token_hash", LargeBinary, nullable=True, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+)
+
+# A player's tokens, one a device; only their hashes. A signed-out token keeps its row,
+# with revoked_at set, and is refused from then on.
+device_tokens = Table(
+    "device_tokens",
+    metadata,
+    Column("id", Uuid, primary_key=True),
+    Column("player_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column("token_hash", LargeBinary, nullable=False, unique=True),
+    Column("device", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    Column("last_used_at", DateTime(timezone=True), nullable=True),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
+    Index("device_tokens_player", "player_id", "created_at"),
+)
+
+# Codes that link a new device to a player: their hashes, valid until expires_at, once.
+link_codes = Table(
+    "link_codes",
+    metadata,
+    Column("code_hash", LargeBinary, primary_key=True),
+    Column("player_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("used_at", DateTime(timezone=True), nullable=True),
+    Index("link_codes_expires", "expires_at"),
 )
 
 games = Table(

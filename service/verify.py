@@ -30,9 +30,9 @@ import asyncpg
 from engine import EngineError, Event, Game
 from engine.game import CARD_MOVED, GAME_CREATED, MOVE_REDONE, MOVE_UNDONE
 
+from .backend import LiveGame
 from .queries import elapsed_ms, finished_at_after
 from .store import _init_connection
-from .uow import LiveGame
 
 BATCH = 500
 # the projection's columns compared with the replay, in the order they are reported

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from typing import Any, TypeVar
@@ -12,7 +13,7 @@ from pydantic import BaseModel
 
 from ..commands import Idempotency, request_hash
 from ..errors import BadRequest, NotFound, Unauthorized
-from ..keys import UOW_KEY
+from ..keys import BACKEND_KEY
 from ..players import Player, authenticate
 
 M = TypeVar("M", bound=BaseModel)
@@ -21,6 +22,31 @@ JSON_TYPES = ("application/json", "application/problem+json", "text/json")
 
 def json_response(body: Any, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
+
+
+def _not_modified(request: web.Request, tag: str) -> bool:
+    """Whether the request's If-None-Match holds `tag` (or `*`): weak comparison, as
+    RFC 9110 has it for If-None-Match."""
+    offered = request.if_none_match
+    return bool(offered) and any(e.value in (tag, "*") for e in offered)
+
+
+def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> web.Response:
+    """A 200 carrying an ETag, or a 304 with no body when If-None-Match holds it.
+
+    `tag` is given where the answer's version is known (a game's id and version), and
+    then a 304 costs no serialising either; otherwise the tag is a hash of the body, which
+    the answer costs anyway."""
+    if tag is not None and _not_modified(request, tag):
+        return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    payload = orjson.dumps(body)
+    if tag is None:
+        tag = hashlib.blake2b(payload, digest_size=12).hexdigest()
+        if _not_modified(request, tag):
+            return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    response = web.Response(body=payload, content_type="application/json")
+    response.etag = tag
+    return response
 
 
 async def read_json(request: web.Request) -> Any:
@@ -41,10 +67,15 @@ async def read_json(request: web.Request) -> Any:
         raise BadRequest(f"the body is not valid JSON (UTF-8): {exc}") from exc
 
 
-async def parse_body(request: web.Request, model: type[M]) -> tuple[M, Any]:
+async def read_object(request: web.Request) -> dict[str, Any]:
     data = await read_json(request)
     if not isinstance(data, dict):
         raise BadRequest("the body must be a JSON object")
+    return data
+
+
+async def parse_body(request: web.Request, model: type[M]) -> tuple[M, Any]:
+    data = await read_object(request)
     return model.model_validate(data), data
 
 
@@ -89,7 +120,7 @@ def bearer(request: web.Request) -> str | None:
 
 
 async def caller(request: web.Request) -> Player:
-    player = await authenticate(request.app[UOW_KEY], bearer(request))
+    player = await authenticate(request.app[BACKEND_KEY], bearer(request))
     return player
 
 

@@ -6,8 +6,8 @@ from aiohttp import web
 
 from .. import commands, deals, players, queries, solving
 from ..errors import BadRequest
-from ..keys import METRICS_KEY, SOLVER_KEY, UOW_KEY
-from ..schemas import MoveRequest, NewGame, NewPlayer, VersionedRequest
+from ..keys import BACKEND_KEY, METRICS_KEY, SOLVER_KEY
+from ..schemas import BatchRequest, MoveRequest, NewGame, NewPlayer, VersionedRequest
 from .common import (
     caller,
     game_id,
@@ -15,6 +15,8 @@ from .common import (
     int_query,
     json_response,
     parse_body,
+    read_object,
+    tagged_response,
     whole_number,
 )
 
@@ -29,7 +31,7 @@ def written(request: web.Request, answer: commands.Answer) -> web.Response:
 
 async def create_player(request: web.Request) -> web.Response:
     body, _ = await parse_body(request, NewPlayer)
-    player = await players.create_player(request.app[UOW_KEY], body.name.strip() or body.name)
+    player = await players.create_player(request.app[BACKEND_KEY], body.name.strip() or body.name)
     return json_response(player, 201)
 
 
@@ -37,7 +39,7 @@ async def create_game(request: web.Request) -> web.Response:
     player = await caller(request)
     body, raw = await parse_body(request, NewGame)
     answer = await commands.create_game(
-        request.app[UOW_KEY],
+        request.app[BACKEND_KEY],
         player,
         body.variant,
         body.deal,
@@ -48,21 +50,35 @@ async def create_game(request: web.Request) -> web.Response:
         # a new game answers with the game itself, as API.md shows; its events are in /events
         answer = commands.Answer(201, {**answer.body["game"], "events": answer.body["events"]})
         solving.prefetch_opening(request.app[SOLVER_KEY], answer.body)
+        response = written(request, answer)
+        response.headers["Location"] = f"/v1/games/{answer.body['id']}"
+        return response
     return written(request, answer)
 
 
 async def get_game(request: web.Request) -> web.Response:
-    return json_response(await queries.get_game(request.app[UOW_KEY], game_id(request)))
+    gid = game_id(request)
+    game = await queries.get_game(request.app[BACKEND_KEY], gid)
+    return tagged_response(request, game, f"{gid}.{game['version']}")
 
 
 async def play_move(request: web.Request) -> web.Response:
+    """One move, or a batch of them (`{"moves": [...]}`), all or none."""
     gid = game_id(request)
     player = await caller(request)
-    body, raw = await parse_body(request, MoveRequest)
-    move = {"from": body.source, "card": body.card, "to": body.to, "count": body.count}
-    answer = await commands.play_move(
-        request.app[UOW_KEY], gid, player, move, body.expected_version, idempotency(request, raw)
-    )
+    raw = await read_object(request)
+    backend, idem = request.app[BACKEND_KEY], idempotency(request, raw)
+    if "moves" in raw:
+        batch = BatchRequest.model_validate(raw)
+        answer = await commands.play_moves(
+            backend, gid, player, [m.as_dict() for m in batch.moves], batch.expected_version,
+            idem,
+        )  # fmt: skip
+    else:
+        body = MoveRequest.model_validate(raw)
+        answer = await commands.play_move(
+            backend, gid, player, body.as_dict(), body.expected_version, idem
+        )
     return written(request, answer)
 
 
@@ -83,13 +99,15 @@ async def _versioned(request: web.Request, action: commands.VersionedAction) -> 
     player = await caller(request)
     body, raw = await parse_body(request, VersionedRequest)
     answer = await action(
-        request.app[UOW_KEY], gid, player, body.expected_version, idempotency(request, raw)
+        request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, raw)
     )
     return written(request, answer)
 
 
 async def legal_moves(request: web.Request) -> web.Response:
-    return json_response(await queries.legal_moves(request.app[UOW_KEY], game_id(request)))
+    gid = game_id(request)
+    moves = await queries.legal_moves(request.app[BACKEND_KEY], gid)
+    return tagged_response(request, moves, f"{gid}.{moves['version']}.legal")
 
 
 async def destinations(request: web.Request) -> web.Response:
@@ -97,7 +115,7 @@ async def destinations(request: web.Request) -> web.Response:
     if not card:
         raise BadRequest("give the card whose destinations you want: ?card=7H")
     return json_response(
-        await queries.destinations(request.app[UOW_KEY], game_id(request), card)
+        await queries.destinations(request.app[BACKEND_KEY], game_id(request), card)
     )
 
 
@@ -106,8 +124,8 @@ async def events(request: web.Request) -> web.Response:
     # more than a page is asked as a page: `next` says where the rest begins
     limit = int_query(request, "limit", None, 1, 2**31 - 1)
     assert after is not None
-    return json_response(
-        await queries.read_events(request.app[UOW_KEY], game_id(request), after, limit)
+    return tagged_response(
+        request, await queries.read_events(request.app[BACKEND_KEY], game_id(request), after, limit)
     )
 
 

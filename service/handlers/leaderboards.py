@@ -6,8 +6,8 @@ from aiohttp import web
 
 from .. import leaderboards
 from ..errors import BadRequest
-from ..keys import UOW_KEY
-from .common import caller, int_query, json_response, whole_number
+from ..keys import BACKEND_KEY
+from .common import caller, int_query, json_response, tagged_response, whole_number
 
 MAX_CURSOR = 200
 _TRUE = ("true", "1", "yes")
@@ -49,10 +49,10 @@ async def board(request: web.Request) -> web.Response:
     cursor = _cursor(request)
     around = request.query.get("around")
     kind = leaderboards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
-    uow = request.app[UOW_KEY]
+    backend = request.app[BACKEND_KEY]
     if around is None:
-        return json_response(
-            await leaderboards.board(uow, variant, deal, limit, cursor, kind)
+        return tagged_response(
+            request, await leaderboards.board(backend, variant, deal, limit, cursor, kind)
         )
     if around != "me":
         raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
@@ -60,21 +60,22 @@ async def board(request: web.Request) -> web.Response:
         raise BadRequest("give either 'around=me' or 'cursor', not both")
     leaderboards.check_board(variant, deal)  # a bad board is a 400/422 before the token
     player = await caller(request)
-    return json_response(
-        await leaderboards.board_around(uow, variant, deal, player, kind=kind)
+    return tagged_response(
+        request, await leaderboards.board_around(backend, variant, deal, player, kind=kind)
     )
 
 
 async def player_record(request: web.Request) -> web.Response:
-    uow = request.app[UOW_KEY]
-    return json_response(await leaderboards.player_record(uow, request.match_info["player_id"]))
+    backend = request.app[BACKEND_KEY]
+    record = await leaderboards.player_record(backend, request.match_info["player_id"])
+    return tagged_response(request, record)
 
 
 async def player_games(request: web.Request) -> web.Response:
     limit = int_query(request, "limit", 20, 1, 100)
     assert limit is not None
-    uow = request.app[UOW_KEY]
+    backend = request.app[BACKEND_KEY]
     page = await leaderboards.player_games(
-        uow, request.match_info["player_id"], limit, _cursor(request)
+        backend, request.match_info["player_id"], limit, _cursor(request)
     )
     return json_response(page)

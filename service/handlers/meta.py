@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from ..keys import METRICS_KEY, UOW_KEY
+from ..keys import BACKEND_KEY, METRICS_KEY
 from ..settings import ROOT
 from ..store import DatabaseUnavailable
 from .common import json_response
@@ -15,7 +15,7 @@ OPENAPI = ROOT / "openapi.yaml"
 
 async def healthz(request: web.Request) -> web.Response:
     try:
-        await request.app[UOW_KEY].store.ping()
+        await request.app[BACKEND_KEY].store.ping()
     except DatabaseUnavailable:
         return web.Response(
             status=503,
@@ -30,7 +30,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 async def metrics(request: web.Request) -> web.Response:
     m = request.app[METRICS_KEY]
-    m.cached_games.set(len(request.app[UOW_KEY].games))
+    m.cached_games.set(len(request.app[BACKEND_KEY].games))
     response = web.Response(body=m.render())
     response.headers["Content-Type"] = CONTENT_TYPE_LATEST
     return response

@@ -10,7 +10,7 @@ from engine import Game, find_variant
 
 from .. import commands, queries, solving
 from ..errors import Conflict
-from ..keys import LIMITS_KEY, SETTINGS_KEY, SOLVER_KEY, UOW_KEY
+from ..keys import BACKEND_KEY, LIMITS_KEY, SETTINGS_KEY, SOLVER_KEY
 from ..schemas import VersionedRequest
 from .common import caller, game_id, idempotency, json_response, parse_body
 from .games import written
@@ -36,7 +36,7 @@ async def hint(request: web.Request) -> web.Response:
         return await solving.hint(solver, game, owner=f"player:{player.id}")
 
     answer = await commands.give_hint(
-        request.app[UOW_KEY], judge, gid, player, body.expected_version,
+        request.app[BACKEND_KEY], judge, gid, player, body.expected_version,
         idempotency(request, raw),
     )
     return written(request, answer)
@@ -44,7 +44,7 @@ async def hint(request: web.Request) -> web.Response:
 
 async def hint_after(request: web.Request) -> web.Response:
     """GET: the hint on a game that is over, recorded nowhere (anyone may ask)."""
-    live = await queries.current(request.app[UOW_KEY], game_id(request))
+    live = await queries.current(request.app[BACKEND_KEY], game_id(request))
     game = live.game.copy()
     if not queries.at_an_end(game.status):
         raise Conflict(
@@ -60,9 +60,9 @@ async def hint_after(request: web.Request) -> web.Response:
 
 
 async def analysis(request: web.Request) -> web.Response:
-    uow = request.app[UOW_KEY]
+    backend = request.app[BACKEND_KEY]
     gid = game_id(request)
-    live = await queries.current(uow, gid)
+    live = await queries.current(backend, gid)
     if not queries.at_an_end(live.game.status):
         raise Conflict(
             "the game is still being played: analysis is for a game that is over "
@@ -72,7 +72,7 @@ async def analysis(request: web.Request) -> web.Response:
     limits = request.app.get(LIMITS_KEY)
     if limits is not None:  # each analysis may search many positions
         limits.search(request.remote or "-")
-    stored = await uow.store.read_events(gid, after=0, limit=live.game.version)
+    stored = await backend.store.read_events(gid, after=0, limit=live.game.version)
     events = [(e.seq, e.type, e.data) for e in stored]
     body = await solving.analysis(
         request.app[SOLVER_KEY], events, request.app[SETTINGS_KEY].analysis_budget_seconds,

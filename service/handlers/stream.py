@@ -17,7 +17,7 @@ import orjson
 from aiohttp import web
 
 from ..errors import BadRequest, NotFound
-from ..keys import HUB_KEY, METRICS_KEY, SETTINGS_KEY, STREAMS_KEY, UOW_KEY
+from ..keys import BACKEND_KEY, HUB_KEY, METRICS_KEY, SETTINGS_KEY, STREAMS_KEY
 from ..store import EventStore, StoredEvent
 from ..stream import GOING_AWAY, Item, Subscription, event_message
 from .common import game_id, int_query
@@ -49,7 +49,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
             f" (GET /v1/games/{gid}/events gives the stored events as JSON)"
         )
     hub = request.app[HUB_KEY]
-    store = request.app[UOW_KEY].store
+    store = request.app[BACKEND_KEY].store
     streams = request.app[STREAMS_KEY]
     # subscribe first, then read the log: an event committed in between arrives both ways
     # and the sender drops the second copy

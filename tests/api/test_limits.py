@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from aiohttp.test_utils import TestClient
 
-from service.uow import Lru
+from service.backend import Lru
 
 from .helpers import auth, new_game, new_player
 from .test_records import instance

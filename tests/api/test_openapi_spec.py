@@ -23,6 +23,7 @@ PLAYER_ID = "0b6f1a0e-7d43-4f5e-9a55-5f8a3c2f9d10"
 AT = "2026-11-30T08:00:00.123456+00:00"
 JSON = {"Content-Type": "application/json; charset=utf-8"}
 PROBLEM = {"Content-Type": "application/problem+json"}
+TAGGED = {**JSON, "ETag": '"5f0c6a44-32c1-4d8e-8f4e-0a8f6f1b2c3d.1"'}  # a game's answer
 
 
 def _template_key(path: str) -> str:
@@ -54,6 +55,17 @@ def test_every_route_of_the_app_is_described() -> None:
         if (_template_key(info), route.method) not in described:
             missing.append(f"{route.method} {info}")
     assert not missing, "routes missing from openapi.yaml: " + ", ".join(missing)
+
+
+def test_every_operation_says_whether_it_takes_the_token() -> None:
+    """A generated client tells the calls that carry the token by their `security`."""
+    silent = [
+        f"{method.upper()} {path}"
+        for path, item in load_spec().document["paths"].items()
+        for method, operation in item.items()
+        if method in ("get", "put", "post", "delete", "patch") and "security" not in operation
+    ]
+    assert not silent, "operations without `security`: " + ", ".join(silent)
 
 
 def test_every_example_matches_its_schema() -> None:
@@ -109,8 +121,11 @@ def _bytes(value: Any) -> bytes:
 
 
 def test_a_documented_response_passes() -> None:
-    validate_exchange("GET", f"/v1/games/{GAME_ID}", {}, 200, JSON, _bytes(_game()))
-    validate_exchange("HEAD", f"/v1/games/{GAME_ID}", {}, 200, JSON, b"")
+    validate_exchange("GET", f"/v1/games/{GAME_ID}", {}, 200, TAGGED, _bytes(_game()))
+    validate_exchange("HEAD", f"/v1/games/{GAME_ID}", {}, 200, TAGGED, b"")
+    validate_exchange("GET", f"/v1/games/{GAME_ID}", {}, 304, TAGGED, b"")
+    with pytest.raises(AssertionError, match="required header ETag"):
+        validate_exchange("GET", f"/v1/games/{GAME_ID}", {}, 200, JSON, _bytes(_game()))
     event = {"seq": 1, "type": "GameCreated", "at": AT, "data": {"variant": "freecell"}}
     validate_exchange("POST", "/v1/games", {}, 201, JSON, _bytes({**_game(), "events": [event]}))
     validate_exchange("POST", f"/v1/games/{GAME_ID}/moves", {}, 201, JSON,
@@ -127,7 +142,7 @@ def test_a_documented_response_passes() -> None:
 ])
 def test_a_body_off_the_schema_fails(body: dict[str, Any], complaint: str) -> None:
     with pytest.raises(AssertionError, match=re.escape(complaint)):
-        validate_exchange("GET", f"/v1/games/{GAME_ID}", {}, 200, JSON, _bytes(body))
+        validate_exchange("GET", f"/v1/games/{GAME_ID}", {}, 200, TAGGED, _bytes(body))
 
 
 def test_undocumented_statuses_paths_and_media_types_fail() -> None:
@@ -139,7 +154,7 @@ def test_undocumented_statuses_paths_and_media_types_fail() -> None:
         validate_exchange("DELETE", "/v1/games", {}, 200, JSON, b"{}")
     with pytest.raises(AssertionError, match="text/plain is not documented"):
         validate_exchange("GET", f"/v1/games/{GAME_ID}", {}, 200,
-                          {"Content-Type": "text/plain"}, b"hello")
+                          {**TAGGED, "Content-Type": "text/plain"}, b"hello")
 
 
 def test_problems_are_checked() -> None:

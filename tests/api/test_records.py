@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from engine import VARIANTS, Game, Move
 from engine.solver import solve
-from service.uow import GameCache, LiveGame
+from service.backend import GameCache, LiveGame
 
 from ..conftest import make_settings
 from ..openapi_check import validating_trace_config

@@ -67,6 +67,7 @@ class ServiceProcess:
             "PORT": str(self.port),
             "RATE_LIMITS": "off",
             "LOG_REQUESTS": "false",
+            "WORKERS": "1",
             **env,
         }
         self.proc: subprocess.Popen[bytes] | None = None

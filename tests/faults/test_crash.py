@@ -133,3 +133,26 @@ async def test_a_killed_service_leaves_no_solver_process_behind(
     await until(lambda: len(service.group()) >= 3, 10, "the solver's processes")
     service.kill()
     await until(lambda: not service.group(), 5, "every process of the service gone")
+
+
+async def test_workers_share_the_port_and_go_with_their_supervisor(
+    db_url: str, tmp_path: Path
+) -> None:
+    """WORKERS=2: two service processes answer on one port; SIGTERM stops them all, and a
+    supervisor killed with SIGKILL leaves nothing behind either."""
+    import signal
+
+    for how in (signal.SIGTERM, signal.SIGKILL):
+        svc = ServiceProcess(db_url, tmp_path / f"workers-{how.name}.log", WORKERS="2")
+        try:
+            svc.start()
+            await svc.ready()
+            await until(lambda s=svc: len(s.group()) >= 3, 20, "the supervisor and two workers")
+            async with aiohttp.ClientSession() as session:
+                for _ in range(20):  # connections spread over both; every one answered
+                    async with session.get(f"{svc.base}/healthz") as r:
+                        assert r.status == 200
+            svc.signal(how)
+            await until(lambda s=svc: not s.group(), 20, f"every process gone after {how.name}")
+        finally:
+            svc.stop()

@@ -11,9 +11,9 @@ import asyncpg
 
 from bench.leaderboard_bench import seed
 from service import leaderboards
+from service.backend import Backend, GameCache
 from service.players import Player
 from service.store import EventStore, create_pool
-from service.uow import GameCache, UnitOfWork
 
 ENTRIES = 100_000
 
@@ -66,11 +66,11 @@ def assert_indexed(plan: list[dict[str, Any]], *indexes: str) -> None:
 async def test_pages_and_ranks_of_a_big_board_use_the_index(db_url: str) -> None:
     pool = await create_pool(db_url, 1, 2)
     try:
-        uow = UnitOfWork(store=EventStore(pool), games=GameCache(10))
+        backend = Backend(store=EventStore(pool), games=GameCache(10))
         async with pool.acquire() as conn:
             await seed(conn, ENTRIES)
             assert await conn.fetchval("SELECT count(*) FROM leaderboard_entries") == ENTRIES
-            page1 = await leaderboards.board(uow, "freecell", 617, limit=20)
+            page1 = await leaderboards.board(backend, "freecell", 617, limit=20)
             assert [e["rank"] for e in page1["entries"]] == list(range(1, 21))
             # a deep page: the cursor of the entry at place 60,000
             deep_row = await conn.fetchrow(
@@ -79,13 +79,13 @@ async def test_pages_and_ranks_of_a_big_board_use_the_index(db_url: str) -> None
             )
             deep_key = tuple(deep_row)
             cursor = leaderboards.board_cursor(deep_key, 60_000)  # type: ignore[arg-type]
-            deep = await leaderboards.board(uow, "freecell", 617, limit=20, cursor=cursor)
+            deep = await leaderboards.board(backend, "freecell", 617, limit=20, cursor=cursor)
             assert deep["entries"][0]["rank"] == 60_001
             keys = [(e["elapsed_ms"], e["moves"], e["finished_at"], e["player"]["id"])
                     for e in deep["entries"]]
             assert keys == sorted(keys) and keys[0] > deep_key
             me = Player(deep_row["player_id"], "?")
-            around = await leaderboards.board_around(uow, "freecell", 617, me)
+            around = await leaderboards.board_around(backend, "freecell", 617, me)
             assert around["rank"] == 60_000 and len(around["entries"]) == 11
 
             args = ("freecell", 617)

@@ -14,30 +14,30 @@ from typing import Any
 import pytest
 
 from service import leaderboards
+from service.backend import Backend, GameCache
 from service.errors import BadRequest, NotFound, Unprocessable
 from service.players import Player
 from service.store import EventStore, VersionConflict, create_pool
-from service.uow import GameCache, UnitOfWork
 from tests.timed import record_timed_game
 
 T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-async def uow(db_url: str) -> AsyncIterator[UnitOfWork]:
+async def backend(db_url: str) -> AsyncIterator[Backend]:
     pool = await create_pool(db_url, 1, 4)
-    yield UnitOfWork(store=EventStore(pool), games=GameCache(100))
+    yield Backend(store=EventStore(pool), games=GameCache(100))
     await pool.close()
 
 
-async def new_player(uow: UnitOfWork, name: str = "ada") -> Player:
+async def new_player(backend: Backend, name: str = "ada") -> Player:
     pid = uuid.uuid4()
-    await uow.store.create_player(pid, name, uuid.uuid4().bytes)
+    await backend.store.create_player(pid, name, uuid.uuid4().bytes)
     return Player(pid, name)
 
 
 async def record_game(
-    uow: UnitOfWork,
+    backend: Backend,
     player: Player,
     status: str,
     finished_at: datetime | None,
@@ -54,17 +54,17 @@ async def record_game(
     if created is None:
         created = (finished_at or T0) - timedelta(milliseconds=elapsed_ms)
     return await record_timed_game(
-        uow.store, player.id, status, created, finished_at,
+        backend.store, player.id, status, created, finished_at,
         elapsed_ms=elapsed_ms if finished_at is not None else None,
         variant=variant, deal=deal, moves=moves, undos=undos, hints=hints,
     )
 
 
 async def win(
-    uow: UnitOfWork, player: Player, elapsed_ms: int, moves: int, finished_at: datetime, **kw: Any
+    backend: Backend, player: Player, elapsed_ms: int, moves: int, finished_at: datetime, **kw: Any
 ) -> uuid.UUID:
     return await record_game(
-        uow, player, "won", finished_at, elapsed_ms=elapsed_ms, moves=moves, **kw
+        backend, player, "won", finished_at, elapsed_ms=elapsed_ms, moves=moves, **kw
     )
 
 
@@ -72,13 +72,13 @@ def names(page: dict[str, Any]) -> list[str]:
     return [e["player"]["name"] for e in page["entries"]]
 
 
-async def test_order_fastest_then_fewer_moves_then_earlier_finish(uow: UnitOfWork) -> None:
-    ada, bea, cy, dot = [await new_player(uow, n) for n in ("ada", "bea", "cy", "dot")]
-    await win(uow, ada, 100_000, 50, T0 + timedelta(minutes=1))
-    await win(uow, bea, 100_000, 40, T0 + timedelta(minutes=2))
-    await win(uow, cy, 100_000, 40, T0 + timedelta(minutes=1))
-    await win(uow, dot, 90_000, 99, T0 + timedelta(minutes=3))
-    page = await leaderboards.board(uow, "freecell", 617)
+async def test_order_fastest_then_fewer_moves_then_earlier_finish(backend: Backend) -> None:
+    ada, bea, cy, dot = [await new_player(backend, n) for n in ("ada", "bea", "cy", "dot")]
+    await win(backend, ada, 100_000, 50, T0 + timedelta(minutes=1))
+    await win(backend, bea, 100_000, 40, T0 + timedelta(minutes=2))
+    await win(backend, cy, 100_000, 40, T0 + timedelta(minutes=1))
+    await win(backend, dot, 90_000, 99, T0 + timedelta(minutes=3))
+    page = await leaderboards.board(backend, "freecell", 617)
     assert names(page) == ["dot", "cy", "bea", "ada"]
     assert [e["rank"] for e in page["entries"]] == [1, 2, 3, 4]
     assert page["next"] is None
@@ -87,34 +87,34 @@ async def test_order_fastest_then_fewer_moves_then_earlier_finish(uow: UnitOfWor
     assert first["finished_at"] == T0 + timedelta(minutes=3)
 
 
-async def test_full_tie_is_ordered_by_player_id(uow: UnitOfWork) -> None:
-    players = [await new_player(uow, f"p{i}") for i in range(4)]
+async def test_full_tie_is_ordered_by_player_id(backend: Backend) -> None:
+    players = [await new_player(backend, f"p{i}") for i in range(4)]
     for p in players:
-        await win(uow, p, 70_000, 80, T0)
-    page = await leaderboards.board(uow, "freecell", 617)
+        await win(backend, p, 70_000, 80, T0)
+    page = await leaderboards.board(backend, "freecell", 617)
     assert [e["player"]["id"] for e in page["entries"]] == sorted(p.id for p in players)
 
 
-async def test_an_entry_is_replaced_only_by_a_better_win(uow: UnitOfWork) -> None:
-    ada = await new_player(uow)
+async def test_an_entry_is_replaced_only_by_a_better_win(backend: Backend) -> None:
+    ada = await new_player(backend)
 
     async def entry() -> dict[str, Any]:
-        page = await leaderboards.board(uow, "freecell", 617)
+        page = await leaderboards.board(backend, "freecell", 617)
         assert len(page["entries"]) == 1
         return page["entries"][0]  # type: ignore[no-any-return]
 
-    first = await win(uow, ada, 200_000, 80, T0, undos=3)
+    first = await win(backend, ada, 200_000, 80, T0, undos=3)
     assert (await entry())["game_id"] == first
-    await win(uow, ada, 250_000, 70, T0 + timedelta(hours=1))  # slower, fewer moves
-    await win(uow, ada, 200_000, 81, T0 + timedelta(hours=2))  # same time, more moves
-    await win(uow, ada, 200_000, 80, T0 + timedelta(hours=3))  # same, but later
+    await win(backend, ada, 250_000, 70, T0 + timedelta(hours=1))  # slower, fewer moves
+    await win(backend, ada, 200_000, 81, T0 + timedelta(hours=2))  # same time, more moves
+    await win(backend, ada, 200_000, 80, T0 + timedelta(hours=3))  # same, but later
     held = await entry()
     assert (held["game_id"], held["elapsed_ms"], held["moves"], held["undos"]) == (
         first, 200_000, 80, 3,
     )
-    fewer = await win(uow, ada, 200_000, 79, T0 + timedelta(hours=4), undos=1)
+    fewer = await win(backend, ada, 200_000, 79, T0 + timedelta(hours=4), undos=1)
     assert ((await entry())["game_id"], (await entry())["moves"]) == (fewer, 79)
-    faster = await win(uow, ada, 150_000, 120, T0 + timedelta(hours=5), undos=9)
+    faster = await win(backend, ada, 150_000, 120, T0 + timedelta(hours=5), undos=9)
     held = await entry()
     assert (held["game_id"], held["elapsed_ms"], held["moves"], held["undos"]) == (
         faster, 150_000, 120, 9,
@@ -122,135 +122,135 @@ async def test_an_entry_is_replaced_only_by_a_better_win(uow: UnitOfWork) -> Non
     assert held["finished_at"] == T0 + timedelta(hours=5)
 
 
-async def test_only_recorded_wins_make_entries(uow: UnitOfWork) -> None:
-    ada = await new_player(uow)
-    await record_game(uow, ada, "playing", None)
-    await record_game(uow, ada, "abandoned", T0)
-    await record_game(uow, ada, "blocked", T0)
-    assert (await leaderboards.board(uow, "freecell", 617))["entries"] == []
+async def test_only_recorded_wins_make_entries(backend: Backend) -> None:
+    ada = await new_player(backend)
+    await record_game(backend, ada, "playing", None)
+    await record_game(backend, ada, "abandoned", T0)
+    await record_game(backend, ada, "blocked", T0)
+    assert (await leaderboards.board(backend, "freecell", 617))["entries"] == []
     # a winning write that loses the race for its seq leaves no entry either
-    gid = await record_game(uow, ada, "playing", None)
+    gid = await record_game(backend, ada, "playing", None)
     with pytest.raises(VersionConflict):
-        await uow.store.record(
+        await backend.store.record(
             game_id=gid, first_seq=1, events=[{"type": "GameWon", "data": {}}],
             player_id=ada.id, variant="freecell", deal=617, autoplay=False, status="won",
             moves=90, undos=0, hints=0, foundation_cards=52, finish="now",
         )
-    assert (await leaderboards.board(uow, "freecell", 617))["entries"] == []
+    assert (await leaderboards.board(backend, "freecell", 617))["entries"] == []
 
 
-async def test_boards_are_separate_per_variant_and_deal(uow: UnitOfWork) -> None:
-    ada, bea = await new_player(uow, "ada"), await new_player(uow, "bea")
-    await win(uow, ada, 10_000, 10, T0, variant="freecell", deal=1)
-    await win(uow, bea, 20_000, 10, T0, variant="freecell", deal=1)
-    await win(uow, bea, 5_000, 10, T0, variant="freecell", deal=2)
-    await win(uow, ada, 30_000, 10, T0, variant="bakers_game", deal=1)
-    assert names(await leaderboards.board(uow, "freecell", 1)) == ["ada", "bea"]
-    assert names(await leaderboards.board(uow, "freecell", 2)) == ["bea"]
-    assert names(await leaderboards.board(uow, "bakers_game", 1)) == ["ada"]
-    assert names(await leaderboards.board(uow, "bakers_game", 2)) == []
-    assert names(await leaderboards.board(uow, "bakers_dozen", 1)) == []
-    around = await leaderboards.board_around(uow, "freecell", 2, bea)
+async def test_boards_are_separate_per_variant_and_deal(backend: Backend) -> None:
+    ada, bea = await new_player(backend, "ada"), await new_player(backend, "bea")
+    await win(backend, ada, 10_000, 10, T0, variant="freecell", deal=1)
+    await win(backend, bea, 20_000, 10, T0, variant="freecell", deal=1)
+    await win(backend, bea, 5_000, 10, T0, variant="freecell", deal=2)
+    await win(backend, ada, 30_000, 10, T0, variant="bakers_game", deal=1)
+    assert names(await leaderboards.board(backend, "freecell", 1)) == ["ada", "bea"]
+    assert names(await leaderboards.board(backend, "freecell", 2)) == ["bea"]
+    assert names(await leaderboards.board(backend, "bakers_game", 1)) == ["ada"]
+    assert names(await leaderboards.board(backend, "bakers_game", 2)) == []
+    assert names(await leaderboards.board(backend, "bakers_dozen", 1)) == []
+    around = await leaderboards.board_around(backend, "freecell", 2, bea)
     assert around["rank"] == 1 and names(around) == ["bea"]
     with pytest.raises(NotFound):
-        await leaderboards.board_around(uow, "bakers_game", 1, bea)
+        await leaderboards.board_around(backend, "bakers_game", 1, bea)
 
 
-async def test_bad_boards_and_cursors(uow: UnitOfWork) -> None:
+async def test_bad_boards_and_cursors(backend: Backend) -> None:
     from engine import UnknownVariant
 
     with pytest.raises(UnknownVariant):
-        await leaderboards.board(uow, "spider", 1)
+        await leaderboards.board(backend, "spider", 1)
     for deal in (0, -1, 2**33):
         with pytest.raises(Unprocessable):
-            await leaderboards.board(uow, "freecell", deal)
+            await leaderboards.board(backend, "freecell", deal)
     for cursor in ("x", "!!!", leaderboards.games_cursor(T0, uuid.uuid4())):
         with pytest.raises(BadRequest):
-            await leaderboards.board(uow, "freecell", 1, cursor=cursor)
+            await leaderboards.board(backend, "freecell", 1, cursor=cursor)
 
 
-async def test_pages_neither_repeat_nor_skip_while_wins_arrive(uow: UnitOfWork) -> None:
+async def test_pages_neither_repeat_nor_skip_while_wins_arrive(backend: Backend) -> None:
     start = []
     for i in range(23):
-        p = await new_player(uow, f"s{i:02}")
+        p = await new_player(backend, f"s{i:02}")
         # several share a time, so the moves and finish tie-breaks cross page borders
-        await win(uow, p, 100_000 + (i // 3) * 1000, 50 + i % 2, T0 + timedelta(seconds=i))
+        await win(backend, p, 100_000 + (i // 3) * 1000, 50 + i % 2, T0 + timedelta(seconds=i))
         start.append(p.id)
     seen: list[dict[str, Any]] = []
     cursor: str | None = None
     late = 0
     while True:
-        page = await leaderboards.board(uow, "freecell", 617, limit=5, cursor=cursor)
+        page = await leaderboards.board(backend, "freecell", 617, limit=5, cursor=cursor)
         seen.extend(page["entries"])
         if page["next"] is None:
             break
         cursor = page["next"]
         # new wins between page fetches: the fastest ever, one in the middle, the slowest
         for elapsed in (1_000, 104_500, 999_000):
-            p = await new_player(uow, f"late{late}")
+            p = await new_player(backend, f"late{late}")
             late += 1
-            await win(uow, p, elapsed, 60, T0 + timedelta(hours=1))
+            await win(backend, p, elapsed, 60, T0 + timedelta(hours=1))
     ids = [e["player"]["id"] for e in seen]
     assert len(ids) == len(set(ids)), "an entry came twice"
     assert set(start) <= set(ids), "an entry that was there from the start was skipped"
     keys = [(e["elapsed_ms"], e["moves"], e["finished_at"], e["player"]["id"]) for e in seen]
     assert keys == sorted(keys)
     # a read from the top ranks everyone, newcomers included
-    everything = await leaderboards.board(uow, "freecell", 617, limit=100)
+    everything = await leaderboards.board(backend, "freecell", 617, limit=100)
     assert [e["rank"] for e in everything["entries"]] == list(range(1, 23 + late + 1))
     last = everything["entries"][-1]
     assert last["elapsed_ms"] == 999_000
 
 
-async def test_ranks_continue_from_the_cursor(uow: UnitOfWork) -> None:
+async def test_ranks_continue_from_the_cursor(backend: Backend) -> None:
     players = []
     for i in range(12):
-        players.append(p := await new_player(uow, f"p{i:02}"))
-        await win(uow, p, 1000 * (i + 1), 10, T0)
-    page1 = await leaderboards.board(uow, "freecell", 617, limit=5)
-    page2 = await leaderboards.board(uow, "freecell", 617, limit=5, cursor=page1["next"])
+        players.append(p := await new_player(backend, f"p{i:02}"))
+        await win(backend, p, 1000 * (i + 1), 10, T0)
+    page1 = await leaderboards.board(backend, "freecell", 617, limit=5)
+    page2 = await leaderboards.board(backend, "freecell", 617, limit=5, cursor=page1["next"])
     assert [e["rank"] for e in page2["entries"]] == [6, 7, 8, 9, 10]
-    await win(uow, await new_player(uow, "fast"), 1, 1, T0)
-    page3 = await leaderboards.board(uow, "freecell", 617, limit=5, cursor=page2["next"])
+    await win(backend, await new_player(backend, "fast"), 1, 1, T0)
+    page3 = await leaderboards.board(backend, "freecell", 617, limit=5, cursor=page2["next"])
     assert names(page3) == ["p10", "p11"] and page3["next"] is None
     # the pages read on: their ranks follow the previous page's ...
     assert [e["rank"] for e in page3["entries"]] == [11, 12]
     # ... while around=me counts afresh, and a new read from the top sees the newcomer
-    assert (await leaderboards.board_around(uow, "freecell", 617, players[11]))["rank"] == 13
-    fresh = await leaderboards.board(uow, "freecell", 617, limit=20)
+    assert (await leaderboards.board_around(backend, "freecell", 617, players[11]))["rank"] == 13
+    fresh = await leaderboards.board(backend, "freecell", 617, limit=20)
     assert [e["rank"] for e in fresh["entries"]] == list(range(1, 14))
 
 
-async def test_around_me(uow: UnitOfWork) -> None:
+async def test_around_me(backend: Backend) -> None:
     players = []
     for i in range(20):
-        p = await new_player(uow, f"p{i:02}")
-        await win(uow, p, 1000 * (i + 1), 10, T0)
+        p = await new_player(backend, f"p{i:02}")
+        await win(backend, p, 1000 * (i + 1), 10, T0)
         players.append(p)
-    middle = await leaderboards.board_around(uow, "freecell", 617, players[9])
+    middle = await leaderboards.board_around(backend, "freecell", 617, players[9])
     assert middle["rank"] == 10 and middle["me"]["player"]["name"] == "p09"
     assert middle["me"]["rank"] == 10
     assert names(middle) == [f"p{i:02}" for i in range(4, 15)]
     assert [e["rank"] for e in middle["entries"]] == list(range(5, 16))
-    rest = await leaderboards.board(uow, "freecell", 617, limit=20, cursor=middle["next"])
+    rest = await leaderboards.board(backend, "freecell", 617, limit=20, cursor=middle["next"])
     assert names(rest) == [f"p{i:02}" for i in range(15, 20)]
     assert [e["rank"] for e in rest["entries"]] == list(range(16, 21))
 
-    top = await leaderboards.board_around(uow, "freecell", 617, players[1])
+    top = await leaderboards.board_around(backend, "freecell", 617, players[1])
     assert top["rank"] == 2 and names(top) == [f"p{i:02}" for i in range(7)]
-    bottom = await leaderboards.board_around(uow, "freecell", 617, players[19])
+    bottom = await leaderboards.board_around(backend, "freecell", 617, players[19])
     assert bottom["rank"] == 20 and bottom["next"] is None
     assert names(bottom) == [f"p{i:02}" for i in range(14, 20)]
     assert bottom["entries"][0]["rank"] == 15
 
-    nobody = await new_player(uow, "nobody")
+    nobody = await new_player(backend, "nobody")
     with pytest.raises(NotFound, match="no entry"):
-        await leaderboards.board_around(uow, "freecell", 617, nobody)
+        await leaderboards.board_around(backend, "freecell", 617, nobody)
 
 
-async def test_record_counts_and_streaks(uow: UnitOfWork) -> None:
-    ada = await new_player(uow)
-    empty = await leaderboards.player_record(uow, ada.id)
+async def test_record_counts_and_streaks(backend: Backend) -> None:
+    ada = await new_player(backend)
+    empty = await leaderboards.player_record(backend, ada.id)
     assert (empty["games_played"], empty["won"], empty["win_rate"]) == (0, 0, 0.0)
     assert (empty["current_streak"], empty["longest_streak"]) == (0, 0)
     assert empty["best_times"] == {} and empty["won_deals"] == {}
@@ -261,12 +261,12 @@ async def test_record_counts_and_streaks(uow: UnitOfWork) -> None:
     deal = iter(range(1, 100))
     for status in plan:
         if status == "playing":
-            await record_game(uow, ada, "playing", None, deal=500)
+            await record_game(backend, ada, "playing", None, deal=500)
         elif status == "won":
-            await win(uow, ada, 60_000, 90, next(at), deal=next(deal))
+            await win(backend, ada, 60_000, 90, next(at), deal=next(deal))
         else:
-            await record_game(uow, ada, status, next(at), deal=400)
-    record = await leaderboards.player_record(uow, ada.id)
+            await record_game(backend, ada, status, next(at), deal=400)
+    record = await leaderboards.player_record(backend, ada.id)
     assert record["games_played"] == 10
     assert (record["won"], record["abandoned"], record["blocked"]) == (7, 1, 1)
     assert record["playing"] == 1
@@ -274,28 +274,28 @@ async def test_record_counts_and_streaks(uow: UnitOfWork) -> None:
     assert (record["current_streak"], record["longest_streak"]) == (2, 3)
 
     # a loss last breaks the current streak only
-    await record_game(uow, ada, "blocked", T0 + timedelta(hours=5))
-    record = await leaderboards.player_record(uow, ada.id)
+    await record_game(backend, ada, "blocked", T0 + timedelta(hours=5))
+    record = await leaderboards.player_record(backend, ada.id)
     assert (record["current_streak"], record["longest_streak"]) == (0, 3)
     # the order of finish counts, not the order of creation: a win finished earlier than
     # the last loss joins the streak before it
-    await win(uow, ada, 1_000, 90, T0 + timedelta(minutes=8, seconds=30), deal=99)
-    record = await leaderboards.player_record(uow, ada.id)
+    await win(backend, ada, 1_000, 90, T0 + timedelta(minutes=8, seconds=30), deal=99)
+    record = await leaderboards.player_record(backend, ada.id)
     assert (record["current_streak"], record["longest_streak"]) == (0, 3)
-    await win(uow, ada, 1_000, 90, T0 + timedelta(minutes=9, seconds=30), deal=98)
-    record = await leaderboards.player_record(uow, ada.id)
+    await win(backend, ada, 1_000, 90, T0 + timedelta(minutes=9, seconds=30), deal=98)
+    record = await leaderboards.player_record(backend, ada.id)
     assert (record["current_streak"], record["longest_streak"]) == (0, 4)
 
 
-async def test_record_best_times_and_won_deals(uow: UnitOfWork) -> None:
-    ada, bea = await new_player(uow, "ada"), await new_player(uow, "bea")
-    await win(uow, ada, 90_000, 100, T0, deal=617)
-    best = await win(uow, ada, 80_000, 120, T0, deal=5)
-    await win(uow, ada, 85_000, 90, T0, deal=5)  # slower than ada's own best of deal 5
-    await win(uow, ada, 80_000, 130, T0, deal=2)  # same time as the best, more moves
-    castle = await win(uow, ada, 300_000, 150, T0, variant="beleaguered_castle", deal=7)
-    await win(uow, bea, 1_000, 50, T0, deal=617)
-    record = await leaderboards.player_record(uow, str(ada.id))
+async def test_record_best_times_and_won_deals(backend: Backend) -> None:
+    ada, bea = await new_player(backend, "ada"), await new_player(backend, "bea")
+    await win(backend, ada, 90_000, 100, T0, deal=617)
+    best = await win(backend, ada, 80_000, 120, T0, deal=5)
+    await win(backend, ada, 85_000, 90, T0, deal=5)  # slower than ada's own best of deal 5
+    await win(backend, ada, 80_000, 130, T0, deal=2)  # same time as the best, more moves
+    castle = await win(backend, ada, 300_000, 150, T0, variant="beleaguered_castle", deal=7)
+    await win(backend, bea, 1_000, 50, T0, deal=617)
+    record = await leaderboards.player_record(backend, str(ada.id))
     assert record["name"] == "ada"
     assert record["won_deals"] == {"freecell": [2, 5, 617], "beleaguered_castle": [7]}
     fc = record["best_times"]["freecell"]
@@ -305,25 +305,25 @@ async def test_record_best_times_and_won_deals(uow: UnitOfWork) -> None:
     assert record["won"] == 5 and record["games_played"] == 5
 
     with pytest.raises(NotFound):
-        await leaderboards.player_record(uow, uuid.uuid4())
+        await leaderboards.player_record(backend, uuid.uuid4())
     with pytest.raises(NotFound):
-        await leaderboards.player_record(uow, "not-a-uuid")
+        await leaderboards.player_record(backend, "not-a-uuid")
 
 
-async def test_player_games_newest_first_in_pages(uow: UnitOfWork) -> None:
-    ada, bea = await new_player(uow, "ada"), await new_player(uow, "bea")
+async def test_player_games_newest_first_in_pages(backend: Backend) -> None:
+    ada, bea = await new_player(backend, "ada"), await new_player(backend, "bea")
     made = []
     for i in range(7):
         at = T0 + timedelta(seconds=i // 2)  # pairs share a creation time: the id decides
-        made.append(await record_game(uow, ada, "playing", None, deal=i + 1, created=at))
-    await record_game(uow, bea, "playing", None)
+        made.append(await record_game(backend, ada, "playing", None, deal=i + 1, created=at))
+    await record_game(backend, bea, "playing", None)
     seen: list[dict[str, Any]] = []
     cursor = None
     while True:
-        page = await leaderboards.player_games(uow, ada.id, limit=3, cursor=cursor)
+        page = await leaderboards.player_games(backend, ada.id, limit=3, cursor=cursor)
         seen.extend(page["games"])
         # a game started meanwhile is newer than the first page: it does not come again
-        await record_game(uow, ada, "playing", None, deal=100, created=T0 + timedelta(hours=1))
+        await record_game(backend, ada, "playing", None, deal=100, created=T0 + timedelta(hours=1))
         if page["next"] is None:
             break
         cursor = page["next"]
@@ -338,18 +338,18 @@ async def test_player_games_newest_first_in_pages(uow: UnitOfWork) -> None:
     }
     assert (g["variant"], g["status"], g["version"]) == ("freecell", "playing", 1)
     assert g["created_at"] == T0 + timedelta(seconds=3)
-    assert (await leaderboards.player_games(uow, bea.id))["next"] is None
-    lonely = await new_player(uow, "lonely")
-    assert await leaderboards.player_games(uow, lonely.id) == {"games": [], "next": None}
+    assert (await leaderboards.player_games(backend, bea.id))["next"] is None
+    lonely = await new_player(backend, "lonely")
+    assert await leaderboards.player_games(backend, lonely.id) == {"games": [], "next": None}
     with pytest.raises(NotFound):
-        await leaderboards.player_games(uow, uuid.uuid4())
+        await leaderboards.player_games(backend, uuid.uuid4())
     with pytest.raises(BadRequest):
         await leaderboards.player_games(
-            uow, ada.id, cursor=leaderboards.board_cursor((1, 1, T0, ada.id), 1)
+            backend, ada.id, cursor=leaderboards.board_cursor((1, 1, T0, ada.id), 1)
         )
 
 
-async def test_forged_cursors_are_bad_requests(uow: UnitOfWork) -> None:
+async def test_forged_cursors_are_bad_requests(backend: Backend) -> None:
     import base64
 
     def forged(text: str) -> str:
@@ -365,8 +365,8 @@ async def test_forged_cursors_are_bad_requests(uow: UnitOfWork) -> None:
         f"b1:1:1:0:{pid}",
     ):
         with pytest.raises(BadRequest):
-            await leaderboards.board(uow, "freecell", 1, cursor=forged(text))
+            await leaderboards.board(backend, "freecell", 1, cursor=forged(text))
     with pytest.raises(BadRequest):
-        await leaderboards.player_games(uow, uuid.uuid4(), cursor=forged(f"g1:{10**30}:{pid}"))
-    ok = await leaderboards.board(uow, "freecell", 1, cursor=forged(f"b1:1:1:0:{pid}:7"))
+        await leaderboards.player_games(backend, uuid.uuid4(), cursor=forged(f"g1:{10**30}:{pid}"))
+    ok = await leaderboards.board(backend, "freecell", 1, cursor=forged(f"b1:1:1:0:{pid}:7"))
     assert ok == {"variant": "freecell", "deal": 1, "board": "default", "entries": [], "next": None}

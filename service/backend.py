@@ -1,5 +1,10 @@
-"""The unit of work the service functions run against: the event store and the positions
-kept in memory by (game id, version)."""
+"""What the service functions run against: the :class:`Backend`.
+
+It is not a unit of work: a write's transaction is one call of the PL/pgSQL function
+``record_events`` (service/store.py), which commits or not by itself; nothing here begins
+or commits anything.  The backend holds what the functions share: the event store, the
+positions kept in memory by (game id, version), the players' tokens in memory, a lock per
+game and the callback told of every commit."""
 
 from __future__ import annotations
 
@@ -9,11 +14,14 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from engine import Game
 
 from .store import EventStore
+
+if TYPE_CHECKING:
+    from .players import CachedToken
 
 
 @dataclass(slots=True)
@@ -90,11 +98,15 @@ class Lru(Generic[K, V]):
 
 
 @dataclass
-class UnitOfWork:
+class Backend:
+    """The event store and this instance's memory (caches, locks), passed to every service
+    function (the handlers find it under ``BACKEND_KEY``)."""
+
     store: EventStore
     games: GameCache
-    # players by their token's hash, the most recently used ones
-    players: Lru[bytes, tuple[uuid.UUID, str]] = field(default_factory=lambda: Lru(100_000))
+    # players by their token's hash, the most recently used ones, each with the time it
+    # was last checked against the database (service/players.py: TOKEN_RECHECK)
+    players: Lru[bytes, CachedToken] = field(default_factory=lambda: Lru(100_000))
     # the most events one game's log may hold (a write past it is refused; abandoning is not)
     max_game_events: int = 5000
     # told (game id, last seq) after every commit of this instance: live streams listen

@@ -1,0 +1,102 @@
+"""Serving: one service process, or WORKERS of them on one port under a supervisor."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+
+from aiohttp import web
+
+from .app import create_app
+from .settings import Settings
+
+log = logging.getLogger("service")
+
+
+def default_workers() -> int:
+    """What fits the machine: a service process for every two cores, one at least (the
+    other half is PostgreSQL's when it runs here, as with the embedded server).  Measured
+    on 2 cores (README, "Speed"): a second process there slows moves down."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return max(1, cores // 2)
+
+
+def serve(settings: Settings, reuse_port: bool) -> None:
+    """One service process: its own event loop, pool and listener on HOST:PORT."""
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    app = create_app(settings)
+    # What start-up built lives as long as the process: keep it out of the collector's
+    # way, and collect the young generation less often (requests make many short-lived
+    # objects; the collector's passes over them showed in profiles of the move path).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+    web.run_app(app, host=settings.host, port=settings.port, reuse_port=reuse_port,
+                access_log=None, print=None, shutdown_timeout=10)  # fmt: skip
+
+
+def _worker(settings: Settings, parent: int) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+    serve(settings, reuse_port=True)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose supervisor is gone (even killed with SIGKILL) shuts down."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+
+
+def supervise(settings: Settings, workers: int) -> int:
+    """WORKERS service processes on one port (SO_REUSEPORT: the kernel spreads the
+    connections); each judges by the log, so they are correct together, as several
+    instances are.  A worker that dies is started again; SIGTERM or SIGINT stops them all."""
+    ctx = multiprocessing.get_context("spawn")
+    me = os.getpid()
+    procs = [ctx.Process(target=_worker, args=(settings, me)) for _ in range(workers)]
+    stopping = False
+    failed = False
+
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for proc in procs:
+            if proc.is_alive() and proc.pid is not None:
+                os.kill(proc.pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for proc in procs:
+        proc.start()
+    started = [time.monotonic()] * workers
+    while not stopping:
+        for i, proc in enumerate(procs):
+            if not proc.is_alive() and not stopping:
+                log.error("worker %s exited (%s)", proc.pid, proc.exitcode)
+                if time.monotonic() - started[i] < 5:  # it cannot start: give up, loudly
+                    stop(signal.SIGTERM, None)
+                    failed = True
+                    break
+                procs[i] = ctx.Process(target=_worker, args=(settings, me))
+                procs[i].start()
+                started[i] = time.monotonic()
+        time.sleep(0.2)
+    for proc in procs:
+        proc.join(15)
+        if proc.is_alive():
+            proc.kill()
+    return 1 if failed else 0
