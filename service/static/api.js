@@ -24,17 +24,50 @@ export function randomKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+const KEPT_MAX = 200; // answers kept for If-None-Match, at most this many
+const KEPT_CHARS = 4_000_000; // and this much text in all
+
 export class Api {
   constructor() {
     this.token = null;
     this.clockOffset = 0; // server clock minus this device's, from the Date header
+    this.kept = new Map(); // GET address (and token) -> {etag, text}: the last 200 with an ETag
+    this.keptChars = 0;
+    this.onSignedOut = null; // called when a request made with the token is refused (401)
+  }
+
+  /** What a GET answered last time, kept by address and by the token it was asked with
+   * (an answer "around me" differs from one player to the next). */
+  keptKey(path, auth) {
+    return auth && this.token ? `${path} ${this.token}` : path;
+  }
+
+  keep(key, etag, text) {
+    this.forget(key); // the newest last: the oldest goes first when there are too many
+    if (text.length > KEPT_CHARS / 4) return;
+    this.kept.set(key, { etag, text });
+    this.keptChars += text.length;
+    while (this.kept.size > KEPT_MAX || this.keptChars > KEPT_CHARS) {
+      this.forget(this.kept.keys().next().value);
+    }
+  }
+
+  forget(key) {
+    const old = this.kept.get(key);
+    if (!old) return;
+    this.keptChars -= old.text.length;
+    this.kept.delete(key);
   }
 
   async request(method, path, { body, auth = false, key = false } = {}) {
     const headers = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;
+    const withToken = Boolean(auth && this.token);
+    if (withToken) headers.Authorization = `Bearer ${this.token}`;
     if (key) headers["Idempotency-Key"] = randomKey();
+    const keptKey = method === "GET" ? this.keptKey(path, withToken) : null;
+    const kept = keptKey ? this.kept.get(keptKey) : undefined;
+    if (kept) headers["If-None-Match"] = kept.etag;
     let response;
     try {
       response = await fetch(path, {
@@ -51,7 +84,15 @@ export class Api {
       const offset = Date.parse(date) + 500 - Date.now(); // the header drops milliseconds
       if (Number.isFinite(offset)) this.clockOffset = offset;
     }
-    const text = await response.text();
+    let text = await response.text();
+    if (response.status === 304 && kept) {
+      text = kept.text; // unchanged since: the body kept (parsed again, so never shared)
+      this.keep(keptKey, kept.etag, text);
+    } else if (keptKey && response.ok) {
+      const etag = response.headers.get("ETag");
+      if (etag) this.keep(keptKey, etag, text);
+      else this.forget(keptKey);
+    }
     let data = null;
     if (text) {
       try {
@@ -60,7 +101,12 @@ export class Api {
         data = null;
       }
     }
-    if (!response.ok) throw new ApiError(response.status, data);
+    if (!response.ok && response.status !== 304) {
+      if (response.status === 401 && withToken && this.onSignedOut) this.onSignedOut();
+      const error = new ApiError(response.status, data);
+      error.retryAfter = Number(response.headers.get("Retry-After")) || null;
+      throw error;
+    }
     return data;
   }
 
@@ -70,6 +116,10 @@ export class Api {
 
   post(path, body, options = {}) {
     return this.request("POST", path, { ...options, body });
+  }
+
+  delete(path, options = {}) {
+    return this.request("DELETE", path, options);
   }
 
   // ------------------------------------------------------------ the endpoints
@@ -98,6 +148,12 @@ export class Api {
 
   move(id, body) {
     return this.post(`/v1/games/${id}/moves`, body, { auth: true, key: true });
+  }
+
+  /** Several moves, all or none: a refusal (422) names the first bad one's `index`. */
+  moves(id, moves, version) {
+    return this.post(`/v1/games/${id}/moves`, { moves, expected_version: version },
+      { auth: true, key: true });
   }
 
   undo(id, version) {
@@ -158,5 +214,26 @@ export class Api {
     let q = aroundMe ? `?around=me&limit=${limit}` : `?limit=${limit}`;
     if (assisted) q += "&assisted=true";
     return this.get(`/v1/leaderboards/${variant}/${deal}${q}`, { auth: aroundMe });
+  }
+
+  // ------------------------------------------------------------ devices
+
+  /** This player's devices: [{id, device, created_at, last_used_at, current}]. */
+  tokens() {
+    return this.get("/v1/players/me/tokens", { auth: true });
+  }
+
+  revokeToken(id) {
+    return this.delete(`/v1/players/me/tokens/${id}`, { auth: true });
+  }
+
+  /** A code another device signs in with: {code, expires_at}. */
+  linkCode() {
+    return this.post("/v1/players/me/link-codes", {}, { auth: true });
+  }
+
+  /** Signs this device in with another device's code: {player, id, device, token}. */
+  redeemCode(code, device) {
+    return this.post("/v1/tokens", { code, device });
   }
 }

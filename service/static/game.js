@@ -7,10 +7,11 @@ import { api, app, background, enqueue, FINISHED, say, sleep } from "./app.js";
 import { motionMs } from "./board.js";
 import { cardName, pileName, TITLES } from "./cards.js";
 import { legalNow } from "./choose.js";
+import { refreshDevices } from "./devices.js";
 import { capital } from "./format.js";
 import { LiveFeed } from "./live.js";
 import { boards, refreshBoard, refreshDaily, refreshRecord } from "./panels.js";
-import { ensurePlayer, keepLastGame, renewPlayer } from "./player.js";
+import { ensurePlayer, keepLastGame } from "./player.js";
 import { rememberWin } from "./record.js";
 import { Replay } from "./replay.js";
 import { showGameAddress } from "./routing.js";
@@ -85,15 +86,20 @@ export async function openGame(id) {
 
 /** Deals a new game of `variant` (`deal`, or a random deal when null) for this player. */
 export async function startGame(variant, deal, autoplay, { replace = false } = {}) {
-  await ensurePlayer();
+  if (!app.player) {
+    await ensurePlayer(); // a new player (this device was signed out): their devices
+    background(refreshDevices);
+  }
   say(`Dealing ${TITLES[variant]}${deal ? ` deal ${deal}` : ""}…`);
   let game;
   try {
     game = await api.createGame(variant, deal, autoplay);
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 401) throw error;
-    await renewPlayer(); // the service no longer knows this device's player
-    game = await api.createGame(variant, deal, autoplay);
+    // the token was revoked (or the service no longer knows it): this device is signed
+    // out (devices.js says so); the next game is a new player's
+    showWelcome();
+    return;
   }
   showGameAddress(game.id, { replace });
   keepLastGame(game.id);

@@ -6,7 +6,7 @@ import { $, app, enqueue, say } from "./app.js";
 import { canPlay, clearSelection, selectCard, selectPile } from "./choose.js";
 import { startGame } from "./game.js";
 import { refreshDaily } from "./panels.js";
-import { autoMove, hint, moveSelectionTo, redo, undo } from "./play.js";
+import { autoMove, flushMoves, hint, moveSelectionTo, queueMove, redo, undo } from "./play.js";
 import { dealFrom } from "./routing.js";
 import { pileCards } from "./state.js";
 
@@ -176,14 +176,35 @@ const BANNER_ACTIONS = {
   undo: () => enqueue(undo),
 };
 
-export function wireInput() {
-  $("#table").addEventListener("click", (event) => {
-    const pileEl = event.target.closest("[data-pile]");
-    if (!pileEl) return;
-    const card = event.target.closest("[data-card]")?.dataset.card || null;
-    const time = event.timeStamp;
-    enqueue(() => tap(pileEl.dataset.pile, card, time));
+let lastClick = null; // {card, time, entry}: the last click on a card and its queued tap
+
+/** A click on the table becomes a tap in the queue. A double tap whose first tap is still
+ * waiting (an earlier move is on its way) is one move kept for the next sending, so that
+ * the moves made meanwhile go together in one request (play.js, flushMoves). */
+function onTableClick(event) {
+  const pileEl = event.target.closest("[data-pile]");
+  if (!pileEl) return;
+  const card = event.target.closest("[data-card]")?.dataset.card || null;
+  const time = event.timeStamp;
+  const last = lastClick;
+  if (card && last && last.card === card && time - last.time < DOUBLE_TAP_MS
+      && !last.entry.started) {
+    last.entry.cancelled = true;
+    lastClick = null;
+    queueMove({ card, to: "auto" });
+    enqueue(flushMoves);
+    return;
+  }
+  const entry = { started: false, cancelled: false };
+  lastClick = card ? { card, time, entry } : null;
+  enqueue(async () => {
+    entry.started = true;
+    if (!entry.cancelled) await tap(pileEl.dataset.pile, card, time);
   });
+}
+
+export function wireInput() {
+  $("#table").addEventListener("click", onTableClick);
   document.addEventListener("keydown", onKey);
   $("#banner").addEventListener("click", (event) => {
     const action = event.target.closest("button[data-action]")?.dataset.action;

@@ -9,9 +9,11 @@
 //   input.js    taps, keys, the new-game form and the buttons
 //   view.js     the table and the bar above it; panels.js the side panels
 //   player.js   this device's player; replay.js a game's log, step by step
+//   devices.js  the player's devices, signing one out, and linking another with a code
 
 import { api, app, background, enqueue, report, say } from "./app.js";
 import { TITLES } from "./cards.js";
+import { refreshDevices, wireDevices } from "./devices.js";
 import { openGame, openReplay, reload, replay, showWelcome, startGame } from "./game.js";
 import { wireInput } from "./input.js";
 import { offerResume, probeHint, refreshDaily, refreshRecord } from "./panels.js";
@@ -43,9 +45,12 @@ async function route() {
 window.openSolitaire = { app, api };
 
 wireInput();
+wireDevices({ showWelcome, refreshRecord });
 onAddressChange(() => enqueue(route));
 document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible" && app.game) enqueue(reload);
+  if (document.visibilityState !== "visible") return;
+  if (app.game) enqueue(reload);
+  background(refreshDevices);
 });
 setInterval(updateClock, 500);
 
@@ -58,5 +63,6 @@ enqueue(async () => {
     report(error);
   }
   background(refreshRecord);
+  background(refreshDevices);
   await route();
 });

@@ -1,6 +1,8 @@
 // Playing the game through the API: a move of the card or pile chosen, a card sent up by
-// itself, undo, redo and hints. Each answer's events are shown step by step (game.js); a
-// refusal is told in the message line, and a game that moved on elsewhere is read again.
+// itself, undo, redo and hints. Moves made while an earlier one was on its way go
+// together in one request (a batch, all or none). Each answer's events are shown step by
+// step (game.js); a refusal is told in the message line, and a game that moved on
+// elsewhere is read again.
 
 import { ApiError } from "./api.js";
 import { $, api, app, say } from "./app.js";
@@ -12,8 +14,9 @@ import { refreshMarks, updateAssisted, updateButtons } from "./view.js";
 
 const MOVED_ON = "The game had moved on (in another window?); it is up to date now.";
 
-/** Sends one write; true when the server took it (its events are shown by then). */
-async function send(request) {
+/** Sends one write; true when the server took it (its events are shown by then).
+ * `batch`: the moves of a request that carries several (a refusal names one of them). */
+async function send(request, batch = null) {
   app.selection = null;
   refreshMarks();
   let answer;
@@ -24,6 +27,12 @@ async function send(request) {
     if (error.status === 409 && error.problem.current_version !== undefined) {
       await reload();
       say(`${MOVED_ON} Try again.`, "error");
+    } else if (batch && error.status === 422 && error.problem.index !== undefined) {
+      await reload();
+      const index = error.problem.index;
+      const move = batch[index] ? ` (${describeMove(batch[index])})` : "";
+      say(`Move ${index + 1} of ${batch.length}${move} was refused: ${error.detail} `
+        + `None of the ${batch.length} moves was made; the game is as the server has it.`, "error");
     } else if (error.status === 401 || error.status === 403) {
       await reload();
       say(`${error.detail} You can watch this game.`, "error");
@@ -34,6 +43,36 @@ async function send(request) {
   }
   await showEvents(answer.events || [], answer.game);
   return true;
+}
+
+function describeMove(move) {
+  const what = move.card ? cardName(move.card) : pileName(move.from, app.game.variant);
+  if (move.to === "auto") return `${what} up or to a cell`;
+  return `${what} to ${pileName(move.to, app.game.variant)}`;
+}
+
+// ------------------------------------------------------------------ moves sent together
+
+/** Moves made while earlier actions were still waiting in the queue (an earlier request
+ * on its way): the next flushMoves sends them all in one request. */
+const outbox = [];
+
+/** Keeps a move for the next flushMoves (queued after it in the page's queue). */
+export function queueMove(move) {
+  outbox.push({ gameId: app.game?.id, move });
+}
+
+/** Sends the moves waiting: one as a single move, several as one batch (all or none). */
+export async function flushMoves() {
+  const waiting = outbox.splice(0);
+  const g = app.game;
+  const moves = waiting.filter((item) => g && item.gameId === g.id).map((item) => item.move);
+  if (!moves.length || !canPlay()) return;
+  if (moves.length === 1) {
+    await send(() => api.move(g.id, { ...moves[0], expected_version: g.version }));
+    return;
+  }
+  await send(() => api.moves(g.id, moves, g.version), moves);
 }
 
 /** Moves what is chosen to `target` (a pile, or "c" for any free cell). */

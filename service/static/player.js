@@ -1,6 +1,6 @@
 // The player this device plays as: made on the first visit and kept in localStorage
-// (its token goes with every write), made again when the service no longer knows it;
-// and the game it played last.
+// (its token goes with every write), signed in with another device's link code or signed
+// out (devices.js); and the game it played last.
 
 import { $, api, app, readJson } from "./app.js";
 
@@ -22,10 +22,20 @@ export async function ensurePlayer() {
   return app.player;
 }
 
-export async function renewPlayer() {
+/** Plays on this device as `player` ({id, name, token}), from now on. */
+export function signIn(player) {
+  app.player = { id: player.id, name: player.name, token: player.token };
+  localStorage.setItem(PLAYER_KEY, JSON.stringify(app.player));
+  api.token = app.player.token;
+  $("#who").textContent = `Playing as ${app.player.name}`;
+}
+
+/** Forgets this device's player (its token was revoked): the next game makes a new one. */
+export function signOut() {
   localStorage.removeItem(PLAYER_KEY);
   app.player = null;
-  return ensurePlayer();
+  api.token = null;
+  $("#who").textContent = "Signed out on this device";
 }
 
 // ------------------------------------------------------------------ the last game played

@@ -1,0 +1,219 @@
+"""The web client's share of issue 17: moves made while an earlier one is on its way go
+in one batch, a game read again is a 304 when it has not changed, and the player's
+devices are listed, linked with a code and signed out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import aiohttp
+import pytest
+
+from .conftest import Pages, screenshot_path
+from .helpers import api_get, as_shown, field, idle, open_deal, shown
+
+pytestmark = pytest.mark.browser
+
+CODE = re.compile(r"^[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}$")
+
+
+async def same_as_api(page: Any, http: aiohttp.ClientSession, game_id: str) -> dict[str, Any]:
+    game = await api_get(http, f"/v1/games/{game_id}")
+    assert await shown(page) == as_shown(game["state"])
+    assert await field(page, "moves") == str(game["moves"])
+    assert await field(page, "foundation_cards") == str(game["foundation_cards"])
+    return game  # type: ignore[no-any-return]
+
+
+async def double_click(page: Any, card: str) -> None:
+    await page.dblclick(f'#table [data-card="{card}"]', position={"x": 10, "y": 6})
+
+
+async def test_moves_made_while_one_is_on_its_way_go_in_one_batch(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    first, second, third = [column[-1] for column in (await shown(page))["tableau"][:3]]
+
+    posts: list[Any] = []
+    page.on(
+        "request",
+        lambda r: (
+            posts.append(r.post_data_json)
+            if r.method == "POST" and r.url.endswith(f"/v1/games/{game_id}/moves")
+            else None
+        ),
+    )
+    # a slow network: the first move's answer takes three seconds to come
+    in_flight = asyncio.Event()
+    delayed: list[bool] = []
+
+    async def slow_first(route: Any) -> None:
+        if not delayed:
+            delayed.append(True)
+            in_flight.set()
+            await asyncio.sleep(3)
+        await route.continue_()
+
+    await page.route(f"**/v1/games/{game_id}/moves", slow_first)
+
+    await double_click(page, first)
+    await asyncio.wait_for(in_flight.wait(), 15)
+    # two more double taps while the first move is on its way
+    await double_click(page, second)
+    await double_click(page, third)
+    await idle(page)
+
+    assert posts[0] == {"card": first, "to": "auto", "expected_version": 1}, posts
+    assert len(posts) == 2, posts
+    assert posts[1]["moves"] == [
+        {"card": second, "to": "auto"},
+        {"card": third, "to": "auto"},
+    ], posts
+    assert posts[1]["expected_version"] == 2
+    game = await same_as_api(page, http, game_id)
+    assert game["moves"] == 3
+    assert game["version"] == 4
+    tops = [column[-1] if column else None for column in game["state"]["tableau"][:3]]
+    for card in (first, second, third):
+        assert card not in tops
+        assert card in game["state"]["cells"] or game["state"]["foundations"][card[-1]] >= 1
+
+
+async def test_a_refused_batch_says_which_move_and_shows_the_game_again(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    before = await shown(page)
+    top = before["tableau"][0][-1]
+    buried = before["tableau"][1][0]  # a card under others: it cannot go "auto"
+    # the page's batch path itself, as its queue would call it with two moves waiting
+    await page.evaluate(
+        """async ([top, buried]) => {
+          const play = await import('/static/play.js');
+          const { enqueue } = await import('/static/app.js');
+          play.queueMove({card: top, to: 'auto'});
+          play.queueMove({card: buried, to: 'auto'});
+          await enqueue(play.flushMoves);
+        }""",
+        [top, buried],
+    )
+    await idle(page)
+    message = await field(page, "message")
+    assert message.startswith("Move 2 of 2"), message
+    assert "None of the 2 moves was made" in message
+    game = await same_as_api(page, http, game_id)
+    assert game["moves"] == 0
+    assert await shown(page) == before
+
+
+async def test_a_game_read_again_unchanged_is_a_304(page: Any, http: aiohttp.ClientSession) -> None:
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    answers: list[int] = []
+    page.on(
+        "response",
+        lambda r: (
+            answers.append(r.status)
+            if r.request.method == "GET" and r.url.endswith(f"/v1/games/{game_id}")
+            else None
+        ),
+    )
+
+    async def come_back() -> None:  # the page is shown again: it reads the game again
+        await page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+        await idle(page)
+
+    await come_back()
+    await come_back()
+    assert answers == [200, 304], answers
+    await same_as_api(page, http, game_id)
+
+    # a move, then the game read again: a new version, a whole answer, the board right
+    top = (await shown(page))["tableau"][0][-1]
+    await double_click(page, top)
+    await idle(page)
+    await come_back()
+    await come_back()
+    assert answers == [200, 304, 200, 304], answers
+    game = await same_as_api(page, http, game_id)
+    assert game["moves"] == 1
+
+
+async def stored_player(page: Any) -> Any:
+    stored = await page.evaluate("localStorage.getItem('open-solitaire.player')")
+    return json.loads(stored or "null")
+
+
+async def test_devices_are_listed_linked_with_a_code_and_signed_out(pages: Pages) -> None:
+    first = await pages.new()
+    await first.goto("/")
+    await idle(first)
+    mine = first.locator('#devices li[data-current="true"]')
+    await mine.wait_for()
+    assert await first.locator("#devices li").count() == 1
+    assert "this device" in (await mine.inner_text()).lower()
+    player = await stored_player(first)
+
+    await first.get_by_role("button", name="Link another device").click()
+    await first.wait_for_selector("#link-code", state="visible")
+    code = (await first.inner_text("#link-code")).strip()
+    assert CODE.match(code), code
+    assert (await first.inner_text("#link-expiry")).strip()
+
+    # another browser signs in with the code: the same player, a token of its own
+    second = await pages.new()
+    await second.goto("/")
+    await idle(second)
+    await second.get_by_label("Link code").fill("WRNG-CDE2")
+    await second.get_by_label("This device's name").fill("Second browser")
+    await second.get_by_role("button", name="Sign in on this device").click()
+    await idle(second)
+    assert "wrong or expired code" in (await second.inner_text("#link-message")).lower()
+
+    await second.get_by_label("Link code").fill(code.lower())
+    await second.get_by_role("button", name="Sign in on this device").click()
+    await idle(second)
+    assert (await second.inner_text("#link-message")).startswith(f"Signed in as {player['name']}")
+    linked = await stored_player(second)
+    assert linked["id"] == player["id"] and linked["name"] == player["name"]
+    assert linked["token"] != player["token"]
+    await second.wait_for_function("() => document.querySelectorAll('#devices li').length === 2")
+    assert "Second browser" in await second.inner_text('#devices li[data-current="true"]')
+    assert await second.inner_text("#who") == f"Playing as {player['name']}"
+
+    # the first browser sees the new device (it reads the list while its code is shown)
+    await first.wait_for_function("() => document.querySelectorAll('#devices li').length === 2")
+    await first.screenshot(path=screenshot_path("devices.png"), full_page=True)
+    other = first.locator('#devices li[data-current="false"]')
+    assert "Second browser" in await other.inner_text()
+    await other.get_by_role("button").click()
+    await idle(first)
+    await first.wait_for_function("() => document.querySelectorAll('#devices li').length === 1")
+
+    # the second browser's next request is refused: it is signed out
+    async with second.expect_response(lambda r: r.url.endswith("/v1/games")) as refused:
+        await second.click("#random-deal")
+    assert (await refused.value).status == 401
+    await idle(second)
+    assert await stored_player(second) is None
+    assert await second.inner_text("#who") == "Signed out on this device"
+    assert "signed out" in await second.inner_text("#link-message")
+    assert await second.is_visible("#welcome")
+    assert await second.is_hidden("#devices-panel")
+    # its next game is a new player's, with a device list of its own
+    await second.click("#random-deal")
+    await idle(second)
+    assert await second.is_visible("#game")
+    renewed = await stored_player(second)
+    assert renewed["id"] != player["id"]
+    await second.wait_for_selector('#devices li[data-current="true"]')
+
+    # signing the first browser out too: its own entry's button
+    await mine.get_by_role("button").click()
+    await idle(first)
+    assert await stored_player(first) is None
+    assert await first.inner_text("#who") == "Signed out on this device"
+    assert await first.is_visible("#welcome")
