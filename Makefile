@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-browser test-db lint bench install clean-db solver-lib
+.PHONY: run test test-browser test-db lint lint-openapi client bench install clean-db solver-lib
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,20 @@ test-db: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine service tests bench migrations
 	$(VENV)/bin/mypy --strict engine
+
+# typed clients generated from openapi.yaml into build/client: Python (openapi-python-client)
+# and, where Node is present, TypeScript types (openapi-typescript, from the npm registry)
+client: $(STAMP)
+	rm -rf build/client && mkdir -p build/client
+	$(VENV)/bin/openapi-python-client generate --path openapi.yaml --meta none \
+	  --output-path build/client/solitaire_client --overwrite
+	@if command -v npx >/dev/null; then \
+	  npx --yes openapi-typescript@7 openapi.yaml --output build/client/solitaire.d.ts; \
+	else echo "no Node.js: the TypeScript types are skipped"; fi
+
+# openapi.yaml against Redocly's recommended rules (npm registry; not part of CI)
+lint-openapi:
+	npx --yes @redocly/cli@latest lint openapi.yaml
 
 # wrk (Debian) is the load generator of the move benchmark: installed here when missing
 # and we are root

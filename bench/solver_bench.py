@@ -189,7 +189,7 @@ async def hint_latency(library: bool, prefetch: bool, pause: float) -> None:
                         ) as r:
                             state = await r.json()
                         moves.append(time.perf_counter() - t0)
-                        if state.get("status") != "playing":
+                        if state.get("game", {}).get("status") != "playing":
                             break
                         t0 = time.perf_counter()
                         async with s.post(

@@ -88,6 +88,7 @@ class Game:
     """
 
     __slots__ = (
+        "_hint_turns",
         "_opening",
         "_redo",
         "_state",
@@ -124,6 +125,7 @@ class Game:
         self.undos = 0
         self.hints = 0
         self.hint_line = None  # the line of the last hint (HintGiven's "line")
+        self._hint_turns: int | None = None  # player moves in effect at the last hint
         self._state = "playing"  # or "won", "abandoned"
         self._opening = 0  # automatic moves before the first player move
         self._turns: list[int] = []  # per player move in effect: 1 + its automatic moves
@@ -210,6 +212,7 @@ class Game:
         new.undos = self.undos
         new.hints = self.hints
         new.hint_line = self.hint_line
+        new._hint_turns = self._hint_turns
         new._state = self._state
         new._opening = self._opening
         new._turns = self._turns[:]
@@ -388,10 +391,26 @@ class Game:
             data["line"] = list(line)
         self.hints += 1
         self.hint_line = tuple(line) if line else None
+        self._hint_turns = len(self._turns)
         self.version += 1
         return [Event(HINT_GIVEN, data)]
 
     # ------------------------------------------------------------------ replay
+
+    def moves_since_hint(self) -> list[Move] | None:
+        """The player's moves in effect since the last hint, oldest first (automatic moves
+        left out); None without a hint or when undos went back past it."""
+        start = self._hint_turns
+        if start is None or len(self._turns) < start:
+            return None
+        stack = self.position.move_stack
+        at = len(stack)
+        moves: list[Move] = []
+        for turn in reversed(self._turns[start:]):
+            at -= turn
+            moves.append(stack[at])
+        moves.reverse()
+        return moves
 
     def apply(self, event: Event | Mapping[str, Any], check: bool = False) -> None:
         """Replay one stored event (the next one of this game's log).
@@ -456,6 +475,7 @@ class Game:
             self.hints += 1
             line = data.get("line")
             self.hint_line = tuple(line) if line else None
+            self._hint_turns = len(self._turns)
         elif kind == GAME_CREATED:
             raise InvalidMove("GameCreated can only be the first event of a game")
         else:

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from .backend import Backend, GameCache, Lru
 from .db import resolve_database_url
-from .handlers import games, leaderboards, meta, players, solver, stream
+from .handlers import games, leaderboards, meta, players, races, solver, stream
 from .handlers import web as webclient
 from .keys import (
     BACKEND_KEY,
@@ -79,6 +79,10 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/leaderboards/{variant}/{deal}", leaderboards.board)
     r.add_get("/v1/players/{player_id}", leaderboards.player_record)
     r.add_get("/v1/players/{player_id}/games", leaderboards.player_games)
+    r.add_post("/v1/races", races.create_race)
+    r.add_get("/v1/races/{race_id}", races.get_race)
+    r.add_post("/v1/races/{race_id}/join", races.join_race)
+    r.add_get("/v1/races/{race_id}/stream", races.stream)
 
 
 @web.middleware
@@ -235,8 +239,10 @@ def create_app(settings: Settings | None = None) -> web.Application:
     app.cleanup_ctx.append(maintenance_ctx)
     app.cleanup_ctx.append(stream_ctx)
     app.cleanup_ctx.append(solver_ctx(settings))
+    app.cleanup_ctx.append(races.race_clock_ctx)
     app[STREAMS_KEY] = {}
     app.on_shutdown.append(stream.close_streams)
+    app.on_shutdown.append(races.close_streams)
     setup_routes(app)
     if settings.cors_origin_list:
         setup_cors(app, settings.cors_origin_list)

@@ -32,6 +32,8 @@ class LiveGame:
     player_id: uuid.UUID
     created_at: datetime
     finished_at: datetime | None
+    # the race the game is played in (its GameCreated says), None for a game of its own
+    race_id: uuid.UUID | None = None
 
 
 class GameCache:

@@ -25,7 +25,7 @@ import orjson
 
 from engine import EngineError, Event, Game, IllegalMove, Move
 
-from . import queries
+from . import queries, races
 from .backend import Backend, LiveGame
 from .deals import check_deal, random_deal
 from .errors import (
@@ -215,6 +215,7 @@ async def give_hint(
     meanwhile, the hint is searched again on the new position."""
     live = await queries.load(backend, game_id)
     _check_owner(live, player)
+    refuse_hints_in_races(live)
     for _attempt in range(HINT_ATTEMPTS):
         live = await queries.current(backend, game_id)
         game = live.game
@@ -249,6 +250,15 @@ async def give_hint(
         "moves keep arriving while the hint is searched; reload the game and ask again",
         current_version=live.game.version,
     )
+
+
+def refuse_hints_in_races(live: LiveGame) -> None:
+    """A race's games get no hint (API.md), nor a hint read off one of them once over:
+    every racer plays the same deal."""
+    if live.race_id is not None:
+        raise Forbidden(
+            f"this game is played in race {live.race_id}: hints are refused in a race's games"
+        )
 
 
 # ---------------------------------------------------------------- the one write path
@@ -300,6 +310,9 @@ async def write(
     `extra` goes into the answer's body beside the game and its events."""
     live = await queries.load(backend, game_id)
     _check_owner(live, player)  # a game's owner never changes: memory can tell
+    if live.race_id is not None:
+        # a race over by the clock abandons its games first: no move lands after ends_at
+        await races.settle(backend, live.race_id)
     async with backend.lock_for(game_id):
         try:
             return await _write_locked(backend, game_id, expected_version, idem, action, extra)
@@ -341,7 +354,7 @@ async def _write_locked(
                 raise refusal
             live, from_log = await queries.current(backend, game_id), True
             continue
-        done = LiveGame(work, live.player_id, live.created_at, live.finished_at)
+        done = LiveGame(work, live.player_id, live.created_at, live.finished_at, live.race_id)
         finish = _finish(game.status, done)
         if finish == "none":
             done.finished_at = None
@@ -477,7 +490,7 @@ async def _record(
         assert idem is not None
         return _replayed(recorded.replayed, idem), None
     assert recorded.created_at is not None
-    kept = LiveGame(g, live.player_id, recorded.created_at, recorded.finished_at)
+    kept = LiveGame(g, live.player_id, recorded.created_at, recorded.finished_at, live.race_id)
     return Answer(201, _stamped(template, recorded.at)), kept
 
 

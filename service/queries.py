@@ -90,7 +90,7 @@ def _caught_up(live: LiveGame, newer: Sequence[StoredEvent]) -> LiveGame:
     finished_at = finished_at_after(
         before, LiveGame(work, live.player_id, live.created_at, finished_at), write_at
     )
-    return LiveGame(work, live.player_id, live.created_at, finished_at)
+    return LiveGame(work, live.player_id, live.created_at, finished_at, live.race_id)
 
 
 REPLAY_INLINE = 200  # events: a longer log is replayed in a thread, off the event loop
@@ -111,7 +111,11 @@ def _rebuilt(stored: Sequence[StoredEvent]) -> LiveGame:
     """The game a whole log describes (linear in its length)."""
     first = stored[0]
     game = Game.replay([Event(first.type, first.data)])
-    start = LiveGame(game, uuid.UUID(first.data["player_id"]), first.at, None)
+    race = first.data.get("race_id")
+    start = LiveGame(
+        game, uuid.UUID(first.data["player_id"]), first.at, None,
+        None if race is None else uuid.UUID(race),
+    )
     live = _caught_up(start, stored[1:]) if len(stored) > 1 else start
     if len(stored) == 1:
         live.finished_at = first.at if at_an_end(game.status) else None
@@ -139,6 +143,7 @@ def game_view(game_id: uuid.UUID, live: LiveGame) -> dict[str, Any]:
         "finished_at": live.finished_at,
         "elapsed_ms": elapsed_ms(live.created_at, live.finished_at),
         "state": g.position.to_dict(),
+        "race_id": live.race_id,
     }
 
 

@@ -75,6 +75,12 @@ class Settings(BaseSettings):
     solver_library: bool = True
     analysis_budget_seconds: float = 20.0
     solver_prefetch: bool = True
+    # races: seconds between two looks of each instance for races due to start or end,
+    # seconds between two reads of a race's stream by each of its sockets, and the
+    # seconds a race's minute lasts (60; test rigs shorten it to end races sooner)
+    race_tick_s: float = Field(default=0.5, gt=0)
+    race_poll_s: float = Field(default=0.2, gt=0)
+    race_minute_s: float = Field(default=60.0, gt=0)
 
     @property
     def cors_origin_list(self) -> list[str]:

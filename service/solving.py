@@ -518,6 +518,11 @@ def line_from_record(game: Game) -> tuple[Move, ...] | None:
     if not game.hint_line:
         return None
     moves = tuple(Move.parse(text) for text in game.hint_line)
+    # the player played the line's first moves since the hint (the usual case): the rest
+    # of a line that was checked when it was recorded
+    after = game.moves_since_hint()
+    if after is not None and len(after) < len(moves) and tuple(after) == moves[: len(after)]:
+        return moves[len(after) :]
     # most often the hinted move was just played: the line less its first move; else the
     # shortest tail that still wins (a tail may also win from a position the player
     # reached another way, so the longest one would not always be progress)

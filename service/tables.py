@@ -81,10 +81,13 @@ games = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True), nullable=True),
     Column("elapsed_ms", BigInteger, nullable=True),
+    # the race the game is played in (migration 0006), none for a game of its own
+    Column("race_id", Uuid, ForeignKey("races.id"), nullable=True),
     CheckConstraint(
         "status IN ('playing', 'won', 'blocked', 'abandoned')", name="games_status_check"
     ),
     Index("games_player_created", "player_id", "created_at"),
+    Index("games_race", "race_id", "player_id"),
 )
 
 game_events = Table(
@@ -141,4 +144,49 @@ leaderboard_entries = Table(
         "variant", "deal", "board", "elapsed_ms", "moves", "finished_at", "player_id",
     ),
     Index("leaderboard_entries_player", "player_id", "board", "variant", "deal"),
+)
+
+# Races (migration 0006): several players, one deal, one clock. `deal` stays unshown until
+# the race starts (NULL until then for a random deal); `version` is the seq of the last
+# event of the race's stream (race_events), taken by an UPDATE of this row.
+races = Table(
+    "races",
+    metadata,
+    Column("id", Uuid, primary_key=True),
+    Column("creator_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column("variant", Text, nullable=False),
+    Column("deal", BigInteger, nullable=True),
+    Column("autoplay", Boolean, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("max_players", Integer, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("starts_at", DateTime(timezone=True), nullable=False),
+    Column("ends_at", DateTime(timezone=True), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=True),
+    Column("ended_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint("status IN ('open', 'running', 'over')", name="races_status_check"),
+    Index("races_due", "status", "starts_at", "ends_at"),
+)
+
+race_players = Table(
+    "race_players",
+    metadata,
+    Column("race_id", Uuid, ForeignKey("races.id"), nullable=False),
+    Column("player_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column("joined_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("race_id", "player_id", name="race_players_pkey"),
+)
+
+# A race's own log, as game_events is a game's.
+race_events = Table(
+    "race_events",
+    metadata,
+    Column("race_id", Uuid, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("data", JSONB, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("race_id", "seq", name="race_events_pkey"),
+    CheckConstraint("seq >= 1", name="race_events_seq_check"),
 )

@@ -32,6 +32,7 @@ from engine.game import CARD_MOVED, GAME_CREATED, MOVE_REDONE, MOVE_UNDONE
 
 from .backend import LiveGame
 from .queries import elapsed_ms, finished_at_after
+from .race_verify import check_races
 from .store import _init_connection
 
 BATCH = 500
@@ -241,6 +242,7 @@ class Verifier:
             await self._games(rows)
             after = rows[-1]["id"]
         await self._leaderboards()
+        await check_races(self.conn, self.differ)
         return self.report
 
     async def _games(self, rows: Sequence[asyncpg.Record]) -> None:

@@ -80,11 +80,16 @@ async def parse_body(request: web.Request, model: type[M]) -> tuple[M, Any]:
 
 
 def game_id(request: web.Request) -> uuid.UUID:
-    raw = request.match_info["game_id"]
+    return path_id(request, "game_id", "game")
+
+
+def path_id(request: web.Request, name: str, what: str) -> uuid.UUID:
+    """The id in the path's `name`: anything but a UUID is a 404, as an unknown id is."""
+    raw = request.match_info[name]
     try:
         return uuid.UUID(raw)
     except ValueError:
-        raise NotFound(f"there is no game with id {raw!r}") from None
+        raise NotFound(f"there is no {what} with id {raw!r}") from None
 
 
 _WHOLE = re.compile(r"-?[0-9]{1,30}")

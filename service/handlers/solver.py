@@ -45,6 +45,7 @@ async def hint(request: web.Request) -> web.Response:
 async def hint_after(request: web.Request) -> web.Response:
     """GET: the hint on a game that is over, recorded nowhere (anyone may ask)."""
     live = await queries.current(request.app[BACKEND_KEY], game_id(request))
+    commands.refuse_hints_in_races(live)
     game = live.game.copy()
     if not queries.at_an_end(game.status):
         raise Conflict(

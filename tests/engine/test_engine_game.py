@@ -202,3 +202,45 @@ def test_position_undo_with_no_move() -> None:
 
     with pytest.raises(NothingToUndo):
         FreeCell.deal(1).undo()
+
+
+
+@pytest.mark.parametrize("autoplay", [False, True])
+def test_the_moves_since_the_last_hint(autoplay: bool) -> None:
+    """The player's own moves after the last hint (automatic ones left out), undos taken
+    into account, the same after a replay of the log."""
+    from engine import Game
+
+    game, log = Game.new("freecell", 5, autoplay)
+    assert game.moves_since_hint() is None
+    first = game.position.legal_moves[0]
+    log += game.give_hint("winnable", first, 80, [str(first)])
+    assert game.moves_since_hint() == []
+    played = []
+    for _ in range(3):
+        move = game.position.legal_moves[0]
+        log += game.play(move)
+        played.append(game.position.move_stack[len(game.position.move_stack) - 1
+                                                - _automatic(log)])
+        assert game.moves_since_hint() == played
+    log += game.undo()
+    assert game.moves_since_hint() == played[:2]
+    assert Game.replay(log).moves_since_hint() == played[:2]
+    log += game.undo()
+    log += game.undo()
+    assert game.moves_since_hint() == []
+    if game.can_undo:
+        log += game.undo()
+        assert game.moves_since_hint() is None  # back past the hint
+    assert Game.replay(log).moves_since_hint() == game.moves_since_hint()
+
+
+def _automatic(log: list) -> int:  # type: ignore[type-arg]
+    """How many automatic moves the last player move set off (at the end of the log)."""
+    n = 0
+    for event in reversed(log):
+        if event.type == "CardMoved" and event.data.get("auto"):
+            n += 1
+        else:
+            break
+    return n

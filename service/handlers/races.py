@@ -1,0 +1,145 @@
+"""Races: create, join, read, and the race's stream (API.md, "Races").
+
+The stream is a WebSocket like a game's: the race's events with seq > after, in order,
+with no gap and no duplicate, from any instance. Each socket reads the race's log every
+RACE_POLL_S seconds from where it is (a race has one event a player's move, so a read
+a fifth of a second costs little); the log is the truth, so a reconnect with ?after=
+its last seq loses nothing and repeats nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator
+
+import orjson
+from aiohttp import web
+
+from .. import races
+from ..errors import BadRequest
+from ..keys import BACKEND_KEY, SETTINGS_KEY
+from ..schemas import NewRace
+from ..store import StoreError
+from ..stream import GOING_AWAY, event_message
+from .common import caller, int_query, json_response, parse_body, path_id
+
+log = logging.getLogger("service.races")
+
+# the open race sockets of this instance, each with the seq of the last event it was sent
+RACE_STREAMS_KEY = web.AppKey("race_streams", dict[web.WebSocketResponse, int])
+MAX_SEQ = 2**31 - 1
+PAGE = 1000
+INTERNAL_ERROR = 1011
+
+
+def race_id(request: web.Request) -> uuid.UUID:
+    return path_id(request, "race_id", "race")
+
+
+async def create_race(request: web.Request) -> web.Response:
+    player = await caller(request)
+    body, _ = await parse_body(request, NewRace)
+    race = await races.create_race(
+        request.app[BACKEND_KEY], player, body.variant, body.deal, body.autoplay,
+        body.starts_in_s, body.max_players,
+        body.max_minutes * request.app[SETTINGS_KEY].race_minute_s,
+    )  # fmt: skip
+    response = json_response(race, 201)
+    response.headers["Location"] = f"/v1/races/{race['id']}"
+    return response
+
+
+async def get_race(request: web.Request) -> web.Response:
+    return json_response(await races.get_race(request.app[BACKEND_KEY], race_id(request)))
+
+
+async def join_race(request: web.Request) -> web.Response:
+    player = await caller(request)
+    return json_response(await races.join_race(request.app[BACKEND_KEY], race_id(request), player))
+
+
+async def stream(request: web.Request) -> web.StreamResponse:
+    rid = race_id(request)
+    after = int_query(request, "after", 0, 0, MAX_SEQ)
+    assert after is not None
+    settings = request.app[SETTINGS_KEY]
+    ws = web.WebSocketResponse(heartbeat=settings.ws_heartbeat, compress=False, max_msg_size=4096)
+    if not ws.can_prepare(request).ok:
+        raise BadRequest(
+            "this is a WebSocket endpoint: connect with 'Upgrade: websocket'"
+            f" (GET /v1/races/{rid} gives the race as JSON)"
+        )
+    backend = request.app[BACKEND_KEY]
+    await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade
+    await ws.prepare(request)
+    sockets = request.app[RACE_STREAMS_KEY]
+    sockets[ws] = after
+    reading = asyncio.create_task(_read_until_closed(ws))
+    last = after
+    try:
+        while not reading.done() and not ws.closed:
+            page = await races.read_events(backend, rid, last, PAGE)
+            for event in page:
+                _seq, text = event_message(event)
+                await ws.send_str(text)
+                last = sockets[ws] = event.seq
+            if len(page) < PAGE:
+                await asyncio.wait((reading,), timeout=settings.race_poll_s)
+    except StoreError as exc:
+        log.warning("stream of race %s stopped: %r", rid, exc)
+        await _farewell(ws, last, INTERNAL_ERROR, "the stream broke off")
+    except ConnectionError:
+        pass
+    finally:
+        sockets.pop(ws, None)
+        reading.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reading
+    return ws
+
+
+async def _read_until_closed(ws: web.WebSocketResponse) -> None:
+    # clients have nothing to say here; reading lets their pongs and their close frame in
+    async for _message in ws:
+        pass
+
+
+async def _farewell(ws: web.WebSocketResponse, after: int, code: int, detail: str) -> None:
+    text = f"{detail}; reconnect with ?after={after}"
+    with contextlib.suppress(ConnectionError, RuntimeError):
+        message = {"type": "reconnect", "after": after, "detail": text}
+        await ws.send_str(orjson.dumps(message).decode())
+        await ws.close(code=code, message=text.encode()[:123])
+
+
+async def close_streams(app: web.Application) -> None:
+    """on_shutdown: every open race stream says where to resume, then closes (1001)."""
+    for ws, last in list(app[RACE_STREAMS_KEY].items()):
+        await _farewell(ws, last, GOING_AWAY, "this server is shutting down")
+
+
+async def race_clock_ctx(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx: this instance's clock task, which starts and ends the races whose time
+    has come every RACE_TICK_S seconds (each step is taken once, whichever instance gets
+    there first: service/races.py)."""
+    app[RACE_STREAMS_KEY] = {}
+    every = app[SETTINGS_KEY].race_tick_s
+
+    async def run() -> None:
+        while True:
+            try:
+                await races.tick(app[BACKEND_KEY])
+            except StoreError as exc:
+                log.warning("could not start or end the races due (%r); will try again", exc)
+            except Exception:
+                log.exception("the race clock failed once; it goes on")
+            await asyncio.sleep(every)
+
+    task = asyncio.create_task(run())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

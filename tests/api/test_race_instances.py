@@ -1,0 +1,131 @@
+"""Races on two instances of one database: started and ended on time by the instances'
+clocks, exactly once under concurrent requests; the stream resumes on either instance
+without gap or duplicate."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from service.verify import verify
+
+from .helpers import new_player
+from .test_leaderboards import shortest
+from .test_race_flow import call, give_up_with_a_card_up, new_race, race_events, until
+from .test_records import instance
+
+
+async def fetch(db_url: str, sql: str, *args: Any) -> Any:
+    """One value, read straight from the database."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        return await conn.fetchval(sql, *args)
+    finally:
+        await conn.close()
+
+
+async def test_three_racers_on_two_instances_one_wins_one_abandons_one_idles(
+    db_url: str,
+) -> None:
+    deal, line = shortest("freecell")
+    # a race's minute lasts 4 s here; each instance looks for due races every 0.2 s
+    a = instance(db_url, race_minute_s=4.0, race_tick_s=0.2)
+    b = instance(db_url, race_minute_s=4.0, race_tick_s=0.2)
+    async with a, b:
+        ada, bob, cy = [await new_player(a, n) for n in ("ada", "bob", "cy")]
+        race = await new_race(a, ada, deal=deal, autoplay=False, max_minutes=1)
+        rid = race["id"]
+        for racer in (bob, cy):
+            await call(b, "POST", f"/v1/races/{rid}/join", racer)
+        first = await race_events(a, rid)
+        assert [e["seq"] for e in first] == [1, 2, 3, 4]
+
+        await until(race["starts_at"], 0.4)  # the clocks started it: no request needed
+        status = await fetch(db_url, "SELECT status FROM races WHERE id = $1", rid)
+        assert status == "running"
+        running = await call(b, "GET", f"/v1/races/{rid}")
+        games = {p["player"]["name"]: p["game_id"] for p in running["players"]}
+        await give_up_with_a_card_up(b, a, bob, games["bob"], line)
+        for i in range(0, len(line), 10):  # ada's moves alternate between the instances
+            await call((a, b)[i // 10 % 2], "POST", f"/v1/games/{games['ada']}/moves", ada,
+                       {"moves": [m.to_dict() for m in line[i:i + 10]]}, 201)
+
+        await until(race["ends_at"], 0.8)
+        ended_at = await fetch(db_url, "SELECT ended_at FROM races WHERE id = $1", rid)
+        assert ended_at is not None  # the clocks ended it: no request needed
+        assert ended_at - datetime.fromisoformat(race["ends_at"]) < timedelta(seconds=0.8)
+        rest = await race_events(b, rid, after=first[-1]["seq"], until_type="RaceEnded")
+        seqs = [e["seq"] for e in first + rest]
+        assert seqs == list(range(1, len(seqs) + 1))
+        kinds = [e["type"] for e in rest]
+        assert kinds.count("RaceStarted") == kinds.count("RaceEnded") == 1
+        finished = [(e["data"]["player"], e["data"]["status"]) for e in rest
+                    if e["type"] == "PlayerFinished"]
+        ids = {p["player"]["name"]: p["player"]["id"] for p in running["players"]}
+        assert finished == [(ids["bob"], "abandoned"), (ids["ada"], "won"),
+                            (ids["cy"], "abandoned")]
+        over = await call(a, "GET", f"/v1/races/{rid}")
+        ranks = [(p["player"]["name"], p["rank"], p["status"]) for p in over["players"]]
+        # the winner; then bob, whose foundation holds a card; then cy, idle
+        assert ranks == [("ada", 1, "won"), ("bob", 2, "abandoned"), ("cy", 3, "abandoned")]
+        assert rest[-1]["data"]["ranking"] == [
+            {"player": p["player"]["id"], "rank": p["rank"], "status": p["status"],
+             "elapsed_ms": p["elapsed_ms"], "moves": p["moves"],
+             "foundation_cards": p["foundation_cards"]}
+            for p in over["players"]
+        ]
+        idle = await call(b, "GET", f"/v1/games/{games['cy']}/events")
+        assert [e["type"] for e in idle["events"]] == ["GameCreated", "GameAbandoned"]
+        # a move after the end: the game is over
+        await call(a, "POST", f"/v1/games/{games['cy']}/moves", cy, line[0].to_dict(), 409)
+    report = await verify(db_url, min_median_move_ms=0)
+    assert report.ok, [str(d) for d in report.differences]
+
+
+async def test_start_and_end_happen_once_under_concurrent_requests(db_url: str) -> None:
+    # the instances' clocks look only once a minute: the requests start and end the race
+    a = instance(db_url, race_minute_s=3.0, race_tick_s=60)
+    b = instance(db_url, race_minute_s=3.0, race_tick_s=60)
+    async with a, b:
+        ada, bob = await new_player(a, "ada"), await new_player(b, "bob")
+        race = await new_race(a, ada, max_minutes=1)
+        rid = race["id"]
+        await call(b, "POST", f"/v1/races/{rid}/join", bob)
+
+        async def storm() -> list[Any]:
+            return await asyncio.gather(
+                *(call(c, "GET", f"/v1/races/{rid}") for c in (a, b) * 10)
+            )
+
+        await until(race["starts_at"], 0.001)
+        seen = await storm()
+        assert all(r["status"] == "running" for r in seen)
+        assert len({tuple(p["game_id"] for p in r["players"]) for r in seen}) == 1
+        assert len({r["deal"] for r in seen}) == 1
+        await until(race["ends_at"], 0.001)
+        seen = await storm()
+        assert all(r["status"] == "over" for r in seen)
+        counts = await fetch(
+            db_url,
+            "SELECT jsonb_object_agg(type, n) FROM (SELECT type, count(*) AS n FROM race_events"
+            " WHERE race_id = $1 GROUP BY type) AS t", rid,
+        )
+        counts = json.loads(counts)
+        games = await fetch(db_url, "SELECT count(*) FROM games WHERE race_id = $1", rid)
+        abandons = await fetch(
+            db_url,
+            "SELECT count(*) FROM game_events e JOIN games g ON g.id = e.game_id"
+            " WHERE g.race_id = $1 AND e.type = 'GameAbandoned'", rid,
+        )
+        assert counts["RaceStarted"] == counts["RaceEnded"] == 1
+        assert counts["PlayerFinished"] == games == abandons == 2
+    assert (await verify(db_url)).ok
+    # a race's log that lost an event no longer agrees with its games' logs
+    await fetch(db_url, "DELETE FROM race_events WHERE race_id = $1 AND type = 'Progress'"
+                " AND seq = (SELECT min(seq) FROM race_events WHERE type = 'Progress')", rid)
+    found = [str(d) for d in (await verify(db_url)).differences]
+    assert any("without gaps" in d for d in found) and any("Progress" in d for d in found)
