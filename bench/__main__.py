@@ -2,7 +2,7 @@
 
     python -m bench            all of them
     python -m bench wrk ...    only those named (engine, wrk, move, stream, leaderboard,
-                               solver); wrk is the move endpoint under wrk, the reference
+                               solver, analysis); wrk is the move endpoint under wrk
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .common import PYTHON, ROOT, database_url
 
-BENCHES = ["engine", "wrk", "move", "stream", "leaderboard", "solver"]
+BENCHES = ["engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis"]
 
 
 def main(argv: list[str]) -> int:
