@@ -191,6 +191,7 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
         app[DSN_KEY],
         queue_size=settings.ws_queue,
         sweep_every=settings.ws_sweep,
+        broker=settings.events_broker,
     )
     app[HUB_KEY] = hub
     app[BACKEND_KEY].committed = hub.committed

@@ -33,6 +33,7 @@ import random
 import uuid
 from collections import deque
 from collections.abc import Sequence
+from typing import Any
 
 import asyncpg
 import orjson
@@ -43,6 +44,7 @@ from .store import EventStore, StoredEvent
 log = logging.getLogger("service.stream")
 
 CHANNEL = "game_events"
+SUBJECT = "solitaire.game_events"  # the broker's subject, when EVENTS_BROKER is set
 APPLICATION_NAME = "solitaire-stream-listener"
 # close codes: 1001 "going away" (this instance stops), 4000 (the subscriber fell behind)
 GOING_AWAY = 1001
@@ -148,9 +150,13 @@ class StreamHub:
         retry_first: float = 0.1,
         retry_max: float = 5.0,
         publish_every: float = 0.01,
+        broker: str | None = None,
     ) -> None:
         self.store = store
         self.dsn = dsn
+        # nats://host:port: wake-ups go through NATS instead of LISTEN/NOTIFY
+        self.broker = broker
+        self._nats: Any = None
         self.queue_size = queue_size
         self.sweep_every = sweep_every
         self.check_every = check_every
@@ -171,8 +177,9 @@ class StreamHub:
     async def start(self, wait: float = 5.0) -> None:
         """Start listening (waiting up to `wait` seconds for the first connection; if the
         database is not there yet, the listener keeps trying in the background)."""
+        listen = self._listen_nats() if self.broker else self._listen()
         self._tasks = [
-            asyncio.create_task(self._listen(), name="stream-listener"),
+            asyncio.create_task(listen, name="stream-listener"),
             asyncio.create_task(self._sweep_forever(), name="stream-sweep"),
             asyncio.create_task(self._publish_forever(), name="stream-publish"),
         ]
@@ -186,6 +193,10 @@ class StreamHub:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks = []
         self._feeds.clear()
+        if self._nats is not None:
+            with contextlib.suppress(Exception):
+                await self._nats.close()
+            self._nats = None
 
     # ------------------------------------------------------------ subscribers
 
@@ -278,6 +289,12 @@ class StreamHub:
             batch, self._outbox = self._outbox, {}
             lines = [f"{game} {seq}" for game, seq in batch.items()]
             try:
+                if self.broker:
+                    if self._nats is None or not self._nats.is_connected:
+                        raise ConnectionError("not connected to the broker")
+                    for payload in _payloads(lines):
+                        await self._nats.publish(SUBJECT, payload.encode())
+                    continue
                 async with self.store.connection() as conn:
                     for payload in _payloads(lines):
                         await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
@@ -307,6 +324,49 @@ class StreamHub:
         while True:
             await asyncio.sleep(self.sweep_every)
             await self.sweep()
+
+    # ------------------------------------------------------------ the broker (NATS)
+
+    async def _listen_nats(self) -> None:
+        """Wake-ups through NATS: the same lines as the NOTIFY payloads on SUBJECT. The
+        client reconnects by itself; after each (re)connection the sweep catches up from the
+        log, so a wake-up lost while the broker was away delays events, never loses them."""
+        import nats
+
+        async def message(msg: Any) -> None:
+            self._notified(None, 0, SUBJECT, msg.data.decode())
+
+        async def back() -> None:
+            self.connects += 1
+            self.listening.set()
+            log.info("stream: the broker is back; catching up from the log")
+            await self.sweep()
+
+        async def gone() -> None:
+            self.listening.clear()
+            log.warning("stream: the broker connection was lost")
+
+        failures = 0
+        while self._nats is None:
+            try:
+                self._nats = await nats.connect(
+                    self.broker, name=APPLICATION_NAME, max_reconnect_attempts=-1,
+                    reconnect_time_wait=self.retry_first, connect_timeout=5,
+                    reconnected_cb=back, disconnected_cb=gone,
+                    allow_reconnect=True,
+                )  # fmt: skip
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                delay = min(self.retry_first * 2**failures, self.retry_max)
+                failures += 1
+                log.warning("stream: broker unreachable (%s); again in %.1f s", exc, delay)
+                await asyncio.sleep(delay)
+        await self._nats.subscribe(SUBJECT, cb=message)
+        self.connects += 1
+        self.listening.set()
+        await self.sweep()
+        await asyncio.Event().wait()  # the client runs by itself until stop()
 
     # ------------------------------------------------------------ the listening connection
 
