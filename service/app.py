@@ -17,7 +17,7 @@ import orjson
 from aiohttp import web
 
 from .backend import Backend, GameCache, Lru
-from .db import resolve_database_url
+from .db import asyncpg_dsn, resolve_database_url
 from .handlers import games, leaderboards, meta, players, races, solver, stream
 from .handlers import web as webclient
 from .keys import (
@@ -186,9 +186,16 @@ def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
 async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     """The live-event hub: its listening connection opens after the pool, closes before."""
     settings = app[SETTINGS_KEY]
+    # LISTEN needs a session of its own: a direct connection when DATABASE_URL goes
+    # through a pooler in transaction mode
+    listen_dsn = (
+        asyncpg_dsn(settings.listen_database_url)
+        if settings.listen_database_url
+        else app[DSN_KEY]
+    )
     hub = StreamHub(
         app[BACKEND_KEY].store,
-        app[DSN_KEY],
+        listen_dsn,
         queue_size=settings.ws_queue,
         sweep_every=settings.ws_sweep,
         broker=settings.events_broker,

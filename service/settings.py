@@ -65,6 +65,8 @@ class Settings(BaseSettings):
     ws_sweep: float = 5.0
     # nats://host:4222: live events' wake-ups through NATS; unset: PostgreSQL's LISTEN/NOTIFY
     events_broker: str | None = None
+    # a direct connection for LISTEN when DATABASE_URL goes through a pooler
+    listen_database_url: str | None = None
     # the solver (hints, analysis): seconds one search may take, processes that search,
     # positions whose verdicts are kept, whether Freecell Solver's library is used when
     # installed, the seconds one game's analysis may take in all, and whether a new game's

@@ -466,3 +466,25 @@ async def test_shutdown_says_where_to_resume_and_closes_with_1001(db_url: str) -
             assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1001
             assert "?after=1" in msg.extra
             await closing
+
+
+async def test_the_listener_uses_listen_database_url(db_url: str) -> None:
+    """LISTEN_DATABASE_URL (a direct connection, for when DATABASE_URL goes through a
+    pooler) is where the listener connects: pointed at nothing, it never listens, while
+    the service keeps serving; pointed at the database, B is told of A's moves."""
+    nowhere = "postgresql://postgres@127.0.0.1:9/postgres"
+    async with instances(db_url, {"listen_database_url": nowhere}) as (a,):
+        await asyncio.sleep(0.5)
+        assert not a.app[HUB_KEY].listening.is_set()
+        assert (await a.get("/healthz")).status == 200
+    direct = {"ws_sweep": 3600, "listen_database_url": db_url}
+    async with instances(db_url, direct, direct) as (a, b):
+        assert b.app[HUB_KEY].listening.is_set()
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+        wb = await b.ws_connect(f"/v1/games/{gid}/stream")
+        assert len(await receive(wb, 1)) == 1
+        answer = await write(a, ada, gid, random.Random(2))
+        got = await receive(wb, len(answer["events"]))
+        assert [m["seq"] for m in got] == [e["seq"] for e in answer["events"]]
+        await wb.close()
