@@ -219,10 +219,6 @@ class StreamHub:
             if feed.task is not None:
                 feed.task.cancel()
 
-    def watched(self) -> int:
-        """How many games have subscribers on this instance."""
-        return len(self._feeds)
-
     # ------------------------------------------------------------ feeds
 
     async def _serve(self, feed: _Feed) -> None:

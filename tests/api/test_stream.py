@@ -337,7 +337,7 @@ async def test_unknown_game_and_bad_after_are_refused_before_upgrading(client: T
     assert r.status == 400 and r.content_type == "application/problem+json"
     assert "WebSocket" in (await r.json())["detail"]
     # nothing stayed subscribed
-    assert client.app[HUB_KEY].watched() == 0 and not client.app[STREAMS_KEY]
+    assert subscribers(client) == 0 and not client.app[STREAMS_KEY]
 
 
 # ---------------------------------------------------------------- slow and dead clients
