@@ -216,6 +216,24 @@ export class Api {
     return this.get(`/v1/leaderboards/${variant}/${deal}${q}`, { auth: aroundMe });
   }
 
+  // ------------------------------------------------------------ races
+
+  /** A race of one deal for several players (its creator joined): `deal` null, a random
+   * deal drawn at the start. */
+  createRace(variant, deal, startsInS) {
+    const body = { variant, starts_in_s: startsInS };
+    if (deal !== null && deal !== undefined) body.deal = deal;
+    return this.post("/v1/races", body, { auth: true, key: true });
+  }
+
+  race(id) {
+    return this.get(`/v1/races/${id}`);
+  }
+
+  joinRace(id) {
+    return this.post(`/v1/races/${id}/join`, {}, { auth: true, key: true });
+  }
+
   // ------------------------------------------------------------ devices
 
   /** This player's devices: [{id, device, created_at, last_used_at, current}]. */

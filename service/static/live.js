@@ -1,6 +1,7 @@
 // Follows a game's events live: the WebSocket stream GET /v1/games/{id}/stream?after=N,
 // reconnecting with the last seq seen (so nothing is missed), or, where the server has no
-// stream, reading /events?after=N every so often.
+// stream, reading /events?after=N every so often. A race's stream (`path`) is read the
+// same way.
 
 const MAX_BACKOFF_MS = 8000;
 const POLL_MS = 1500;
@@ -11,10 +12,12 @@ export class LiveFeed {
    * @param {number} after the last seq the page has
    * @param {(event: object) => void} onEvent called once per event, in seq order
    * @param {(mode: string) => void} onMode "connecting" | "live" | "polling" | "offline"
-   * @param {{poll: boolean, api: object}} options poll: read /events when there is no stream
+   * @param {{poll: boolean, api: object, path: string}} options poll: read /events when
+   *   there is no stream; path: another stream than the game's (a race's)
    */
-  constructor(gameId, after, onEvent, onMode, { poll = true, api = null } = {}) {
+  constructor(gameId, after, onEvent, onMode, { poll = true, api = null, path = null } = {}) {
     this.gameId = gameId;
+    this.path = path || `/v1/games/${gameId}/stream`;
     this.after = after;
     this.onEvent = onEvent;
     this.onMode = onMode;
@@ -64,7 +67,7 @@ export class LiveFeed {
   connect() {
     if (this.stopped) return;
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const url = `${scheme}//${location.host}/v1/games/${this.gameId}/stream?after=${this.after}`;
+    const url = `${scheme}//${location.host}${this.path}?after=${this.after}`;
     let opened = false;
     let socket;
     try {

@@ -10,6 +10,8 @@
 //   view.js     the table and the bar above it; panels.js the side panels
 //   player.js   this device's player; replay.js a game's log, step by step
 //   devices.js  the player's devices, signing one out, and linking another with a code
+//   race.js     a race: its lobby, this player's board beside every racer's progress, the
+//               ranking; and the form that creates one
 
 import { api, app, background, enqueue, report, say } from "./app.js";
 import { TITLES } from "./cards.js";
@@ -18,14 +20,17 @@ import { openGame, openReplay, reload, replay, showWelcome, startGame } from "./
 import { wireInput } from "./input.js";
 import { offerResume, probeHint, refreshDaily, refreshRecord } from "./panels.js";
 import { ensurePlayer } from "./player.js";
+import { closeRace, openRace, wireRaces } from "./race.js";
 import { dealFrom, onAddressChange, readAddress } from "./routing.js";
 import { updateClock } from "./view.js";
 
-/** Opens what the address asks for: a replay, a game, a new deal, or the welcome. */
+/** Opens what the address asks for: a replay, a game, a race, a new deal, or the welcome. */
 async function route() {
   replay.close();
+  closeRace();
   const address = readAddress();
   if (address.kind === "replay") return openReplay(address.id);
+  if (address.kind === "race") return openRace(address.id);
   if (address.kind === "game") return openGame(address.id);
   if (address.kind === "deal") {
     if (!(address.variant in TITLES)) {
@@ -45,6 +50,7 @@ async function route() {
 window.openSolitaire = { app, api };
 
 wireInput();
+wireRaces();
 wireDevices({ showWelcome, refreshRecord });
 onAddressChange(() => enqueue(route));
 document.addEventListener("visibilitychange", () => {
@@ -58,7 +64,8 @@ enqueue(async () => {
   background(probeHint);
   background(refreshDaily);
   try {
-    await ensurePlayer();
+    // someone who opens a race's link only to watch gets no player (Join makes one)
+    await ensurePlayer({ create: readAddress().kind !== "race" });
   } catch (error) {
     report(error);
   }

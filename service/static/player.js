@@ -6,11 +6,15 @@ import { $, api, app, readJson } from "./app.js";
 
 const PLAYER_KEY = "open-solitaire.player";
 
-export async function ensurePlayer() {
+/** This device's player, made now when it has none (unless `create` is false: someone
+ * who only watches a race gets no player until they join). */
+export async function ensurePlayer({ create = true } = {}) {
   if (app.player) return app.player;
   const stored = readJson(PLAYER_KEY);
   if (stored?.token && stored?.id) {
     app.player = stored;
+  } else if (!create) {
+    return null;
   } else {
     const name = `Player ${Math.floor(1000 + Math.random() * 9000)}`;
     const created = await api.createPlayer(name);

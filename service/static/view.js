@@ -89,9 +89,10 @@ export function updateButtons() {
   const playing = app.mode === "play" && g && !FINISHED.has(g.status);
   $("#undo").disabled = !(playing && g.can_undo);
   $("#redo").disabled = !(playing && g.can_redo);
-  $("#hint").hidden = app.features.hint === false;
+  const race = Boolean(g?.race_id); // a race's game: no hints, and no new start of its deal
+  $("#hint").hidden = app.features.hint === false || race;
   $("#hint").disabled = !(playing && g.status === "playing");
-  $("#restart").hidden = !g;
+  $("#restart").hidden = !g || race;
   $("#actions").hidden = app.mode !== "play";
 }
 
