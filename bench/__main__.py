@@ -2,7 +2,8 @@
 
     python -m bench            all of them
     python -m bench wrk ...    only those named (engine, wrk, move, stream, leaderboard,
-                               solver, analysis); wrk is the move endpoint under wrk
+                               solver, analysis, client); wrk is the move endpoint under
+                               wrk, client a phone app's batch and 304
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from .common import PYTHON, ROOT, database_url
 
-BENCHES = ["engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis"]
+BENCHES = ["engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis", "client"]
 
 
 def main(argv: list[str]) -> int:

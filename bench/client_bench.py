@@ -1,0 +1,101 @@
+"""What a phone app saves: a batch of 100 moves against the same 100 moves one request at a
+time, and a conditional GET answered 304 against a full GET of the same game.
+
+The service runs as a subprocess on a fresh database (rate limits off); one client sends
+the requests one after another (what an app on one phone does), so the figures are
+latencies, each a ratio to its reference in the same run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+
+import aiohttp
+
+from .common import (
+    PYTHON,
+    database_url,
+    free_port,
+    fresh_database,
+    start_process,
+    stop_process,
+    wait_http,
+)
+
+MOVES = 100
+ROUNDS = 5
+GETS = 200
+
+
+def cell_moves(count: int) -> list[dict[str, str]]:
+    """FreeCell deal 617, autoplay off: t1's card to a cell, then from cell to cell."""
+    moves = [{"from": "t1", "to": "c1"}]
+    while len(moves) < count:
+        held = int(moves[-1]["to"][1])
+        moves.append({"from": f"c{held}", "to": f"c{held % 4 + 1}"})
+    return moves
+
+
+async def main() -> int:
+    db = await fresh_database(database_url(), "bench_client")
+    port = free_port()
+    proc = start_process([PYTHON, "-m", "service", "run"],
+                         {"PORT": str(port), "DATABASE_URL": db, "RATE_LIMITS": "off",
+                          "WORKERS": "1"})  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        await wait_http(f"{base}/healthz")
+        async with aiohttp.ClientSession() as s:
+            async with s.post(f"{base}/v1/players", json={"name": "bench"}) as r:
+                auth = {"Authorization": f"Bearer {(await r.json())['token']}"}
+
+            async def new_game() -> str:
+                body = {"variant": "freecell", "deal": 617, "autoplay": False}
+                async with s.post(f"{base}/v1/games", json=body, headers=auth) as r:
+                    return str((await r.json())["id"])
+
+            singles, batches = [], []
+            for _ in range(ROUNDS):
+                gid = await new_game()
+                started = time.perf_counter()
+                for move in cell_moves(MOVES):
+                    async with s.post(f"{base}/v1/games/{gid}/moves", json=move,
+                                      headers=auth) as r:  # fmt: skip
+                        assert r.status == 201, await r.text()
+                singles.append(time.perf_counter() - started)
+                gid = await new_game()
+                started = time.perf_counter()
+                async with s.post(f"{base}/v1/games/{gid}/moves",
+                                  json={"moves": cell_moves(MOVES)}, headers=auth) as r:
+                    assert r.status == 201, await r.text()  # fmt: skip
+                batches.append(time.perf_counter() - started)
+
+            full, cached = [], []
+            async with s.get(f"{base}/v1/games/{gid}") as r:
+                tag = r.headers["ETag"]
+            for _ in range(GETS):
+                started = time.perf_counter()
+                async with s.get(f"{base}/v1/games/{gid}") as r:
+                    await r.read()
+                full.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                async with s.get(f"{base}/v1/games/{gid}", headers={"If-None-Match": tag}) as r:
+                    assert r.status == 304
+                    await r.read()
+                cached.append(time.perf_counter() - started)
+    finally:
+        stop_process(proc)
+    one, batch = statistics.median(singles), statistics.median(batches)
+    f, c = statistics.median(full), statistics.median(cached)
+    print(f"{MOVES} moves: one request each {one * 1000:7.1f} ms, one batch {batch * 1000:6.1f} ms:"
+          f" the batch {one / batch:5.1f}x faster (goal >= 10x; median of {ROUNDS})")
+    print(f"GET of a game (with {MOVES} events): full {f * 1000:5.2f} ms, 304 {c * 1000:5.2f} ms: "
+          f"{c / f:.2f}x the full GET's time (median of {GETS})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
