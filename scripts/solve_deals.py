@@ -2,6 +2,8 @@
 
     .venv/bin/python scripts/solve_deals.py bakers_game --last 32000 --minutes 15
     .venv/bin/python scripts/solve_deals.py bakers_dozen --last 32000 --minutes 30 --states 30000
+    .venv/bin/python scripts/solve_deals.py beleaguered_castle --finders sand-stone,video-editing \
+        --finder-seconds 2 --seconds 25 --iterations 20000000 --minutes 120
 
 Deals are solved in order from ``--first`` (default: where the table stops) and each verdict
 is appended to a progress file (``--progress``, default /tmp/solve_deals/<variant>.tsv), so
