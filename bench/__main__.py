@@ -2,8 +2,9 @@
 
     python -m bench            all of them
     python -m bench wrk ...    only those named (engine, wrk, move, stream, leaderboard,
-                               solver, analysis, client); wrk is the move endpoint under
-                               wrk, client a phone app's batch and 304
+                               solver, analysis, client, race); wrk is the move endpoint
+                               under wrk, client a phone app's batch and 304, race a race
+                               of 100 watched live
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from pathlib import Path
 
 from .common import PYTHON, ROOT, database_url
 
-BENCHES = ["engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis", "client"]
+BENCHES = [
+    "engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis", "client", "race",
+]
 
 
 def main(argv: list[str]) -> int:

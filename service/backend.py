@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine import Game
 
@@ -113,6 +113,9 @@ class Backend:
     max_game_events: int = 5000
     # told (game id, last seq) after every commit of this instance: live streams listen
     committed: Callable[[uuid.UUID, int], None] = field(default=lambda _game, _seq: None)
+    # the race feeds of this instance, by race (service/handlers/races.py): a commit to a
+    # race's game wakes its feed (which also polls the log for other instances' writes)
+    race_feeds: dict[uuid.UUID, Any] = field(default_factory=dict)
     locks: dict[uuid.UUID, asyncio.Lock] = field(default_factory=dict)
 
     def lock_for(self, game_id: uuid.UUID) -> asyncio.Lock:
@@ -122,3 +125,9 @@ class Backend:
                 self.locks = {k: v for k, v in self.locks.items() if v.locked()}
             lock = self.locks[game_id] = asyncio.Lock()
         return lock
+
+    def wake_race(self, race_id: uuid.UUID) -> None:
+        """A write to one of the race's games committed here: its feed reads now."""
+        feed = self.race_feeds.get(race_id)
+        if feed is not None:
+            feed.wake.set()

@@ -374,6 +374,8 @@ async def _write_locked(
             return answer
         backend.games.put(game_id, kept)
         backend.committed(game_id, work.version)
+        if kept.race_id is not None:
+            backend.wake_race(kept.race_id)
         return answer
     live = await queries.current(backend, game_id)
     raise VersionMismatch(

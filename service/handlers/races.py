@@ -1,10 +1,11 @@
 """Races: create, join, read, and the race's stream (API.md, "Races").
 
 The stream is a WebSocket like a game's: the race's events with seq > after, in order,
-with no gap and no duplicate, from any instance. Each socket reads the race's log every
-RACE_POLL_S seconds from where it is (a race has one event a player's move, so a read
-a fifth of a second costs little); the log is the truth, so a reconnect with ?after=
-its last seq loses nothing and repeats nothing.
+with no gap and no duplicate, from any instance. A socket reads its backlog itself, then
+gets what one reader per race on this instance (a feed) reads: the feed is woken by this
+instance's commits to the race's games and reads the log every RACE_POLL_S seconds for
+what other instances and the clock write; the log is the truth, so a reconnect with
+?after= its last seq loses nothing and repeats nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import orjson
 from aiohttp import web
 
 from .. import races
+from ..backend import Backend
 from ..errors import BadRequest
 from ..keys import BACKEND_KEY, SETTINGS_KEY
 from ..schemas import NewRace
@@ -61,6 +63,52 @@ async def join_race(request: web.Request) -> web.Response:
     return json_response(await races.join_race(request.app[BACKEND_KEY], race_id(request), player))
 
 
+class _Watcher:
+    """One socket of a race's stream: the last seq it was sent, and what the feed brings."""
+
+    def __init__(self, last: int) -> None:
+        self.last = last
+        self.inbox: asyncio.Queue[list[tuple[int, str]]] = asyncio.Queue()
+
+
+class _Feed:
+    """One reader of a race's log for every socket of the race on this instance: woken by
+    this instance's commits to the race's games (Backend.wake_race), and every RACE_POLL_S
+    seconds for what other instances and the clock write."""
+
+    def __init__(self) -> None:
+        self.watchers: set[_Watcher] = set()
+        self.wake = asyncio.Event()
+        self.cursor: int | None = None
+        self.task: asyncio.Task[None] | None = None
+
+
+async def _serve(backend: Backend, rid: uuid.UUID, feed: _Feed, poll: float) -> None:
+    while feed.watchers:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(feed.wake.wait(), poll)
+        feed.wake.clear()
+        # before its first read the feed starts at its least advanced socket; each socket
+        # reads the log itself after joining the feed, so it only drops duplicates
+        after = feed.cursor if feed.cursor is not None else min(
+            (w.last for w in feed.watchers), default=0
+        )
+        try:
+            events = await races.read_events(backend, rid, after, PAGE)
+        except StoreError as exc:  # the next turn tries again
+            log.warning("reading race %s failed: %r", rid, exc)
+            continue
+        if len(events) == PAGE:
+            feed.wake.set()  # more to read at once
+        if events:
+            feed.cursor = events[-1].seq
+            batch = [event_message(e) for e in events]
+            for w in feed.watchers:
+                w.inbox.put_nowait(batch)
+        elif feed.cursor is None:
+            feed.cursor = after
+
+
 async def stream(request: web.Request) -> web.StreamResponse:
     rid = race_id(request)
     after = int_query(request, "after", 0, 0, MAX_SEQ)
@@ -78,23 +126,47 @@ async def stream(request: web.Request) -> web.StreamResponse:
     sockets = request.app[RACE_STREAMS_KEY]
     sockets[ws] = after
     reading = asyncio.create_task(_read_until_closed(ws))
-    last = after
+    me = _Watcher(after)
+    feeds = backend.race_feeds
+    feed = feeds.get(rid)
+    if feed is None:
+        feed = feeds[rid] = _Feed()
+    feed.watchers.add(me)
+    if feed.task is None or feed.task.done():
+        feed.task = asyncio.create_task(_serve(backend, rid, feed, settings.race_poll_s))
+    taking: asyncio.Task[list[tuple[int, str]]] | None = None
     try:
-        while not reading.done() and not ws.closed:
-            page = await races.read_events(backend, rid, last, PAGE)
+        while True:  # the backlog, read by this socket itself
+            page = await races.read_events(backend, rid, me.last, PAGE)
             for event in page:
                 _seq, text = event_message(event)
                 await ws.send_str(text)
-                last = sockets[ws] = event.seq
+                me.last = sockets[ws] = event.seq
             if len(page) < PAGE:
-                await asyncio.wait((reading,), timeout=settings.race_poll_s)
+                break
+        while not reading.done() and not ws.closed:
+            taking = asyncio.create_task(me.inbox.get())
+            await asyncio.wait((reading, taking), return_when=asyncio.FIRST_COMPLETED)
+            if not taking.done():
+                break
+            for seq, text in taking.result():
+                if seq > me.last:
+                    await ws.send_str(text)
+                    me.last = sockets[ws] = seq
     except StoreError as exc:
         log.warning("stream of race %s stopped: %r", rid, exc)
-        await _farewell(ws, last, INTERNAL_ERROR, "the stream broke off")
+        await _farewell(ws, me.last, INTERNAL_ERROR, "the stream broke off")
     except ConnectionError:
         pass
     finally:
         sockets.pop(ws, None)
+        feed.watchers.discard(me)
+        if not feed.watchers:
+            feeds.pop(rid, None)
+            if feed.task is not None:
+                feed.task.cancel()
+        if taking is not None:
+            taking.cancel()
         reading.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reading
