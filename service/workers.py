@@ -21,8 +21,9 @@ log = logging.getLogger("service")
 
 def default_workers() -> int:
     """What fits the machine: a service process for every two cores, one at least (the
-    other half is PostgreSQL's when it runs here, as with the embedded server).  Measured
-    on 2 cores (README, "Speed"): a second process there slows moves down."""
+    other half is PostgreSQL's when it runs here, as with the embedded server).  The rate
+    limits are counted in each process, so more processes give a client more allowance:
+    README, "Speed, workers and the image"."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     return max(1, cores // 2)
 
