@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from engine import MAX_DEAL, VARIANTS, find_variant
+from engine import VARIANTS, InvalidDeal, find_variant
+from engine import deals as engine_deals
 
 from .deal_table import table as deal_table
 from .errors import Unprocessable
@@ -17,8 +18,11 @@ REFUSES_UNSOLVABLE: Final = frozenset({"freecell"})
 
 
 def check_deal_number(deal: int) -> None:
-    if not 1 <= deal <= MAX_DEAL:
-        raise Unprocessable(f"deal numbers run from 1 to {MAX_DEAL}; {deal} is not one")
+    """The engine's rule (engine.deals.check_deal_number), answered 422 as API.md says."""
+    try:
+        engine_deals.check_deal_number(deal)
+    except InvalidDeal as exc:
+        raise Unprocessable(str(exc)) from None
 
 
 def check_deal(variant: str, deal: int) -> None:
