@@ -12,7 +12,7 @@ that long; a non-2xx count above zero says so).  The floor
 Prints, per round and as the median of the ratios: requests per second, p50 and p99
 latency (wrk's), non-2xx answers, and the CPU seconds per move of the server (all its
 processes) and of PostgreSQL.  ``WORKERS`` for the service comes from BENCH_WORKERS
-(default: 1 and 2, each measured).
+(default: "default,1": ``make run``'s own default, one per core, then one worker).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import aiohttp
 import psutil
 
 from engine import Game, Move
+from service.workers import default_workers
 
 from .common import (
     PYTHON,
@@ -172,18 +173,17 @@ async def prepare_round(base: str, token: str, folder: Path, n: int) -> tuple[Pa
     )
 
 
-async def measure(workers: int, folder: Path) -> list[tuple[float, float, float]]:
+async def measure(workers: int | None, folder: Path) -> list[tuple[float, float, float]]:
     server = database_url()
     floor_port, service_port = free_port(), free_port()
     floor_db = await fresh_database(server, "bench_wrk_floor")
     service_db = await fresh_database(server, "bench_wrk_service")
     floor = start_process([PYTHON, str(SHARED / "bench" / "bare_server.py"), str(floor_port),
                            floor_db])  # fmt: skip
-    service = start_process(
-        [PYTHON, "-m", "service", "run"],
-        {"PORT": str(service_port), "DATABASE_URL": service_db, "RATE_LIMITS": "off",
-         "WORKERS": str(workers)},
-    )  # fmt: skip
+    env = {"PORT": str(service_port), "DATABASE_URL": service_db, "RATE_LIMITS": "off"}
+    if workers is not None:
+        env["WORKERS"] = str(workers)
+    service = start_process([PYTHON, "-m", "service", "run"], env)
     script = folder / "moves.lua"
     script.write_text(LUA)
     ratios = []
@@ -196,7 +196,7 @@ async def measure(workers: int, folder: Path) -> list[tuple[float, float, float]
             s.post(f"{base}/v1/players", json={"name": "bench"}) as r,
         ):
             token = (await r.json())["token"]
-        print(f"WORKERS={workers}: wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, {ROUNDS} "
+        print(f"WORKERS={label(workers)}: wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, {ROUNDS} "
               "alternating rounds (floor, service)", flush=True)  # fmt: skip
         for n in range(ROUNDS):
             service_list, floor_list = await prepare_round(base, token, folder, n)
@@ -221,6 +221,10 @@ async def measure(workers: int, folder: Path) -> list[tuple[float, float, float]
     return ratios
 
 
+def label(workers: int | None) -> str:
+    return str(workers) if workers is not None else f"unset ({default_workers()})"
+
+
 def median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
@@ -229,11 +233,12 @@ async def main() -> int:
     if shutil.which("wrk") is None:
         print("wrk is not installed (Debian: apt-get install wrk); skipped")
         return 1
-    workers = [int(w) for w in os.environ.get("BENCH_WORKERS", "1,2").split(",")]
+    workers = [None if w == "default" else int(w)
+               for w in os.environ.get("BENCH_WORKERS", "default,1").split(",")]
     with tempfile.TemporaryDirectory(prefix="bench-wrk-") as tmp:
         for w in workers:
             ratios = await measure(w, Path(tmp))
-            print(f"WORKERS={w}: median over {ROUNDS} rounds: throughput "
+            print(f"WORKERS={label(w)}: median over {ROUNDS} rounds: throughput "
                   f"{median([r[0] for r in ratios]):.2f} of the floor (goal >= 0.6), p50 "
                   f"{median([r[1] for r in ratios]):.2f}x, p99 "
                   f"{median([r[2] for r in ratios]):.2f}x the floor's (goal <= 2)", flush=True)

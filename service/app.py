@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 import logging
 import re
+import secrets
 import time
-import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -35,7 +35,7 @@ from .keys import (
 from .metrics import Metrics
 from .players import purge_link_codes
 from .problems import problem_middleware
-from .ratelimit import LINK_GUESSES_PER_MINUTE, RateLimiter, TokenBuckets
+from .ratelimit import LINK_GUESSES_PER_MINUTE, RateLimiter, Slots, TokenBuckets
 from .settings import Settings
 from .solving import Solver, make_pool
 from .store import EventStore, StoreError, create_pool
@@ -91,7 +91,7 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
     # a client's id is taken only when it is a plain token: it goes into headers, logs and
     # error bodies, so anything else (spaces, quotes, control characters) gets a new one
     offered = request.headers.get("X-Request-Id", "")
-    request_id = offered if REQUEST_ID.fullmatch(offered) else uuid.uuid4().hex[:16]
+    request_id = offered if REQUEST_ID.fullmatch(offered) else secrets.token_hex(8)
     request[REQUEST_ID_KEY] = request_id
     started = time.perf_counter()
     status = 500
@@ -231,17 +231,21 @@ def setup_cors(app: web.Application, origins: list[str]) -> None:
         cors.add(route)
 
 
-def create_app(settings: Settings | None = None) -> web.Application:
+def create_app(settings: Settings | None = None, limits: Slots | None = None) -> web.Application:
+    """The service.  `limits`: the rate counters' table, shared by the worker processes of
+    one machine (workers.py); this process's own when not given."""
     settings = settings or Settings()
+    limits = limits if limits is not None else Slots.private()
     middlewares = [observe, problem_middleware]
     if settings.rate_limits_on:
-        limiter = RateLimiter(settings)
+        limiter = RateLimiter(settings, slots=limits)
         middlewares.append(limiter.middleware)
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[SETTINGS_KEY] = settings
     if settings.rate_limits_on:
         app[LIMITS_KEY] = limiter
-    app[LINK_GUESSES_KEY] = TokenBuckets(LINK_GUESSES_PER_MINUTE)  # always on: see ratelimit.py
+    # always on: see ratelimit.py
+    app[LINK_GUESSES_KEY] = TokenBuckets(LINK_GUESSES_PER_MINUTE, slots=limits, kind="link")
     app[METRICS_KEY] = Metrics()
     app.cleanup_ctx.append(database_ctx(settings))
     app.cleanup_ctx.append(maintenance_ctx)

@@ -14,29 +14,35 @@ import time
 from aiohttp import web
 
 from .app import create_app
+from .ratelimit import SharedSlots
 from .settings import Settings
 
 log = logging.getLogger("service")
 
 
+# the most workers by default: each holds a pool of POOL_MAX connections, and four pools
+# with their listeners stay well inside PostgreSQL's default max_connections (100)
+MAX_DEFAULT_WORKERS = 4
+
+
 def default_workers() -> int:
-    """What fits the machine: a service process for every two cores, one at least (the
-    other half is PostgreSQL's when it runs here, as with the embedded server).  The rate
-    limits are counted in each process, so more processes give a client more allowance:
-    README, "Speed, workers and the image"."""
+    """What fits the machine: a service process per core, at most MAX_DEFAULT_WORKERS.
+    On a 2-core machine that also runs PostgreSQL, two workers measured best (README,
+    "Speed, workers and the image"); the workers share their rate counters."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    return max(1, cores // 2)
+    return max(1, min(cores, MAX_DEFAULT_WORKERS))
 
 
-def serve(settings: Settings, reuse_port: bool) -> None:
-    """One service process: its own event loop, pool and listener on HOST:PORT."""
+def serve(settings: Settings, reuse_port: bool, limits: SharedSlots | None = None) -> None:
+    """One service process: its own event loop, pool and listener on HOST:PORT; `limits`,
+    the rate counters the supervisor's workers share."""
     try:
         import uvloop
 
         uvloop.install()
     except ImportError:
         pass
-    app = create_app(settings)
+    app = create_app(settings, limits.attach() if limits is not None else None)
     # What start-up built lives as long as the process: keep it out of the collector's
     # way, and collect the young generation less often (requests make many short-lived
     # objects; the collector's passes over them showed in profiles of the move path).
@@ -47,10 +53,10 @@ def serve(settings: Settings, reuse_port: bool) -> None:
                 access_log=None, print=None, shutdown_timeout=10)  # fmt: skip
 
 
-def _worker(settings: Settings, parent: int) -> None:
+def _worker(settings: Settings, parent: int, limits: SharedSlots) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
-    serve(settings, reuse_port=True)
+    serve(settings, reuse_port=True, limits=limits)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -68,7 +74,8 @@ def supervise(settings: Settings, workers: int) -> int:
     instances are.  A worker that dies is started again; SIGTERM or SIGINT stops them all."""
     ctx = multiprocessing.get_context("spawn")
     me = os.getpid()
-    procs = [ctx.Process(target=_worker, args=(settings, me)) for _ in range(workers)]
+    limits = SharedSlots.create()  # the rate counters, one table for all the workers
+    procs = [ctx.Process(target=_worker, args=(settings, me, limits)) for _ in range(workers)]
     stopping = False
     failed = False
 
@@ -92,7 +99,7 @@ def supervise(settings: Settings, workers: int) -> int:
                     stop(signal.SIGTERM, None)
                     failed = True
                     break
-                procs[i] = ctx.Process(target=_worker, args=(settings, me))
+                procs[i] = ctx.Process(target=_worker, args=(settings, me, limits))
                 procs[i].start()
                 started[i] = time.monotonic()
         time.sleep(0.2)
@@ -100,4 +107,5 @@ def supervise(settings: Settings, workers: int) -> int:
         proc.join(15)
         if proc.is_alive():
             proc.kill()
+    limits.remove()
     return 1 if failed else 0

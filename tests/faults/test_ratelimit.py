@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import signal
+from pathlib import Path
+
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
-from service.ratelimit import SWEEP_SECONDS, TokenBuckets
+from service.ratelimit import SharedSlots, Slots, TokenBuckets
 
 from ..api.helpers import auth, new_game, new_player
 from ..conftest import make_settings
@@ -35,14 +38,65 @@ def test_a_bucket_takes_a_minutes_worth_at_once_then_refills_steadily() -> None:
     assert buckets.take("a") > 0
 
 
-def test_idle_buckets_are_forgotten() -> None:
+def test_buckets_full_again_give_their_slots_to_other_keys() -> None:
+    """The table is bounded: a thousand addresses pass through a 64-slot table as long as
+    each one's bucket is full again before the slots run out."""
     clock = Clock()
-    buckets = TokenBuckets(per_minute=30, clock=clock)
+    buckets = TokenBuckets(per_minute=30, clock=clock, slots=Slots.private(64))
     for i in range(1000):
-        buckets.take(f"address {i}")
-    clock.now += SWEEP_SECONDS + 1  # long enough for all of them to be full again
-    buckets.take("now")
-    assert len(buckets) == 1
+        assert buckets.take(f"address {i}") == 0.0
+        clock.now += 2.0  # one token back: full again
+    assert buckets.slots.in_use(clock.now) == 0
+    assert buckets.take("now") == 0.0
+    assert buckets.slots.in_use(clock.now) == 1
+
+
+def test_a_full_table_is_lenient_never_wrongly_strict() -> None:
+    """When every slot of a key's window is in use, the slot closest to full is given up:
+    that key starts again from a full bucket; no key is refused for another's use."""
+    clock = Clock()
+    slots = Slots.private(16)
+    buckets = TokenBuckets(per_minute=2, clock=clock, slots=slots)
+    for i in range(100):
+        assert buckets.take(f"key {i}") == 0.0  # each key's first request passes
+    assert buckets.take("key 99") == 0.0  # its second: still in the table
+    assert buckets.take("key 99") > 0  # its third: refused, it was counted
+
+
+def test_kinds_of_bucket_in_one_table_are_independent() -> None:
+    clock = Clock()
+    slots = Slots.private()
+    writes = TokenBuckets(per_minute=1, clock=clock, slots=slots, kind="writes")
+    players = TokenBuckets(per_minute=1, clock=clock, slots=slots, kind="players")
+    assert writes.take("1.2.3.4") == 0.0
+    assert players.take("1.2.3.4") == 0.0
+    assert writes.take("1.2.3.4") == 60.0
+
+
+def _take_in_another_process(shared: SharedSlots, n: int) -> None:
+    buckets = TokenBuckets(per_minute=10, slots=shared.attach(), kind="k")
+    for _ in range(n):
+        buckets.take("ada")
+
+
+def test_worker_processes_share_one_table() -> None:
+    """The supervisor's table, mapped in another process: what one process takes, the
+    other sees taken."""
+    import multiprocessing
+
+    shared = SharedSlots.create(1 << 10)
+    try:
+        proc = multiprocessing.get_context("spawn").Process(
+            target=_take_in_another_process, args=(shared, 7)
+        )
+        proc.start()
+        proc.join(30)
+        assert proc.exitcode == 0
+        buckets = TokenBuckets(per_minute=10, slots=shared.attach(), kind="k")
+        assert [buckets.take("ada") for _ in range(3)] == [0.0] * 3
+        assert buckets.take("ada") > 0
+    finally:
+        shared.remove()
 
 
 def limited(db_url: str, **limits: object) -> TestClient:
@@ -107,11 +161,13 @@ async def test_rate_limits_off_lets_a_load_test_through(db_url: str) -> None:
     async with TestClient(TestServer(create_app(settings))) as c:
         ada = await new_player(c)
         await new_player(c, "bob")
-        game = await new_game(c, ada, deal=5)
-        for _ in range(5):
+        game = await new_game(c, ada, deal=5, autoplay=False)
+        for _ in range(4):  # the four cells fill up
             r = await c.post(f"/v1/games/{game['id']}/moves", json={"from": "t1", "to": "c"},
                              headers=auth(ada))
-            assert r.status in (201, 422)
+            assert r.status == 201, await r.text()
+        r = await c.post(f"/v1/games/{game['id']}/undo", json={}, headers=auth(ada))
+        assert r.status == 201, await r.text()
 
 
 async def test_searches_of_the_solver_per_player_and_lookups_are_free(db_url: str) -> None:
@@ -138,3 +194,40 @@ async def test_searches_of_the_solver_per_player_and_lookups_are_free(db_url: st
             hint = await r.json()
             r = await c.post(f"/v1/games/{gid}/moves", json=hint["move"], headers=auth(ada))
             assert r.status == 201, await r.text()
+
+
+async def test_two_workers_count_one_client_together(db_url: str, tmp_path: Path) -> None:
+    """WORKERS=2: each request on a new connection (the kernel spreads them over both
+    workers), yet the limits hold as one: 4 players a minute, then 429 on every worker;
+    10 link-code guesses a minute, then 429."""
+    import aiohttp
+
+    from .helpers import ServiceProcess, until
+
+    svc = ServiceProcess(db_url, tmp_path / "workers.log", WORKERS="2", RATE_LIMITS="on",
+                         RATE_PLAYERS_PER_MINUTE="4")  # fmt: skip
+    try:
+        svc.start()
+        await svc.ready()
+        await until(lambda: len(svc.group()) >= 3, 20, "the supervisor and two workers")
+        connector = aiohttp.TCPConnector(force_close=True)  # a new connection per request
+        async with aiohttp.ClientSession(connector=connector) as session:
+            statuses = []
+            for i in range(12):
+                async with session.post(f"{svc.base}/v1/players", json={"name": f"p{i}"}) as r:
+                    statuses.append(r.status)
+            assert statuses == [201] * 4 + [429] * 8
+            guesses = []
+            for _ in range(16):
+                async with session.post(f"{svc.base}/v1/tokens",
+                                        json={"code": "AAAA-BBBB", "device": "x"}) as r:
+                    guesses.append(r.status)
+            assert guesses == [422] * 10 + [429] * 6
+        assert svc.proc is not None
+        table = Path(f"/dev/shm/solitaire-limits-{svc.proc.pid}")
+        assert table.exists()
+        svc.signal(signal.SIGTERM)
+        await svc.exited(20)
+        assert not table.exists()  # the supervisor removes the table when it stops
+    finally:
+        svc.stop()
