@@ -25,13 +25,14 @@ import orjson
 
 from engine import EngineError, Event, Game, IllegalMove, Move
 
-from . import queries, races
+from . import queries
 from .backend import Backend, LiveGame
 from .deals import check_deal, random_deal
 from .errors import (
     Forbidden,
     GameFinished,
     LogFull,
+    RaceOver,
     ServiceError,
     Unprocessable,
     VersionMismatch,
@@ -310,9 +311,8 @@ async def write(
     `extra` goes into the answer's body beside the game and its events."""
     live = await queries.load(backend, game_id)
     _check_owner(live, player)  # a game's owner never changes: memory can tell
-    if live.race_id is not None:
-        # a race over by the clock abandons its games first: no move lands after ends_at
-        await races.settle(backend, live.race_id)
+    # (no move lands in a race's game after the race's ends_at: record_events refuses it,
+    # and ends the race then when nobody has, without a round trip more)
     async with backend.lock_for(game_id):
         try:
             return await _write_locked(backend, game_id, expected_version, idem, action, extra)
@@ -491,6 +491,14 @@ async def _record(
     if recorded.replayed is not None:
         assert idem is not None
         return _replayed(recorded.replayed, idem), None
+    if recorded.race_ends_at is not None:
+        assert live.race_id is not None
+        backend.wake_race(live.race_id)
+        raise RaceOver(
+            f"race {live.race_id} ended at {recorded.race_ends_at.isoformat()}: no move is"
+            " taken after a race's end, and the games still in play then were abandoned",
+            race_id=str(live.race_id), ends_at=recorded.race_ends_at.isoformat(),
+        )
     assert recorded.created_at is not None
     kept = LiveGame(g, live.player_id, recorded.created_at, recorded.finished_at, live.race_id)
     return Answer(201, _stamped(template, recorded.at)), kept

@@ -6,10 +6,11 @@ migrations/sql/0006_races.sql; a write to a race's game appends the race's event
 own transaction (record_events, 0006). Here: the service functions on plain values.
 
 The race starts at `starts_at` and ends at `ends_at` without anyone asking: every race
-endpoint settles a race that is due before answering, and each instance's clock task
-(`tick`) settles the due ones every RACE_TICK_S seconds. Each step is one statement on the
-race's row that only an open (running) race whose time has come passes, so however many
-instances ask, a race starts and ends once.
+endpoint settles a race that is due before answering, each instance's clock task (`tick`)
+settles the due ones every RACE_TICK_S seconds, and a write to one of its games at or
+after `ends_at` is refused by record_events (0007), which ends the race then if nobody has.
+Each step is one statement on the race's row that only an open (running) race whose time
+has come passes, so however many instances ask, a race starts and ends once.
 """
 
 from __future__ import annotations
