@@ -24,6 +24,7 @@ from .backend import Backend
 from .deals import check_deal, random_deal
 from .errors import Conflict, NotFound
 from .players import Player
+from .queries import EVENTS_PAGE, event_view
 from .store import StoredEvent
 
 RACE_COLUMNS: Final = (
@@ -193,3 +194,21 @@ async def read_events(
             race_id, after, limit, timeout=backend.store.timeout,
         )
     return [StoredEvent(r["seq"], r["type"], r["data"], r["at"]) for r in rows]
+
+
+async def events_page(
+    backend: Backend, race_id: uuid.UUID, after: int, limit: int | None
+) -> tuple[dict[str, Any], int]:
+    """One page of the race's log after `after`, oldest first, shaped as a game's
+    (queries.read_events): `next` is the `after` of the next page, null when this one
+    reaches the end. With it, the race's version the page was read at: the page holds no
+    event past it, so the version, `after` and `limit` name the answer (its ETag)."""
+    limit = min(limit or EVENTS_PAGE, EVENTS_PAGE)
+    race = await settle(backend, race_id)  # 404 for an unknown race; a due step first
+    version: int = race["version"]
+    page: list[StoredEvent] = []
+    if after < version:  # seqs run from 1 without gap: up to the version, no further
+        page = await read_events(backend, race_id, after, min(limit, version - after))
+    more = bool(page) and page[-1].seq < version
+    body = {"events": [event_view(e) for e in page], "next": page[-1].seq if more else None}
+    return body, version
