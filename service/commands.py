@@ -25,14 +25,13 @@ import orjson
 
 from engine import EngineError, Event, Game, IllegalMove, Move
 
-from . import queries
+from . import queries, races
 from .backend import Backend, LiveGame
 from .deals import check_deal, random_deal
 from .errors import (
     Forbidden,
     GameFinished,
     LogFull,
-    RaceOver,
     ServiceError,
     Unprocessable,
     VersionMismatch,
@@ -316,7 +315,7 @@ async def write(
     async with backend.lock_for(game_id):
         try:
             return await _write_locked(backend, game_id, expected_version, idem, action, extra)
-        except (EngineError, ServiceError):
+        except (EngineError, ServiceError) as exc:
             # A retried request (same Idempotency-Key) meets a game that has moved on since
             # its first answer: that answer stands. Looked up only on this path, so the
             # ordinary write stays one round trip.
@@ -324,6 +323,12 @@ async def write(
                 found = await backend.store.find_key(player.id, idem.key)
                 if found is not None:
                     return _replayed(found, idem)
+            if isinstance(exc, GameFinished) and live.race_id is not None:
+                # a race's game found over (abandoned at the race's end, say): when the
+                # race's time is up, that is what the refusal says
+                ends_at = await races.ends_at_if_passed(backend, live.race_id)
+                if ends_at is not None:
+                    raise races.over(live.race_id, ends_at) from None
             raise
 
 
@@ -494,11 +499,7 @@ async def _record(
     if recorded.race_ends_at is not None:
         assert live.race_id is not None
         backend.wake_race(live.race_id)
-        raise RaceOver(
-            f"race {live.race_id} ended at {recorded.race_ends_at.isoformat()}: no move is"
-            " taken after a race's end, and the games still in play then were abandoned",
-            race_id=str(live.race_id), ends_at=recorded.race_ends_at.isoformat(),
-        )
+        raise races.over(live.race_id, recorded.race_ends_at)
     assert recorded.created_at is not None
     kept = LiveGame(g, live.player_id, recorded.created_at, recorded.finished_at, live.race_id)
     return Answer(201, _stamped(template, recorded.at)), kept

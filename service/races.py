@@ -16,13 +16,14 @@ has come passes, so however many instances ask, a race starts and ends once.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any, Final
 
 from engine import Game
 
 from .backend import Backend
 from .deals import check_deal, random_deal
-from .errors import Conflict, NotFound
+from .errors import Conflict, NotFound, RaceOver
 from .players import Player
 from .queries import EVENTS_PAGE, event_view
 from .store import StoredEvent
@@ -134,6 +135,25 @@ async def _end(backend: Backend, race_id: uuid.UUID) -> bool:
             "SELECT race_end($1)", race_id, timeout=backend.store.timeout
         )
     return ended
+
+
+async def ends_at_if_passed(backend: Backend, race_id: uuid.UUID) -> datetime | None:
+    """The race's ends_at when it has passed by the database's clock, else None."""
+    async with backend.store.connection() as conn:
+        ends_at: datetime | None = await conn.fetchval(
+            "SELECT ends_at FROM races WHERE id = $1 AND ends_at <= clock_timestamp()",
+            race_id, timeout=backend.store.timeout,
+        )
+    return ends_at
+
+
+def over(race_id: uuid.UUID, ends_at: datetime) -> RaceOver:
+    """The refusal of a write to one of the race's games after the race's end."""
+    return RaceOver(
+        f"race {race_id} ended at {ends_at.isoformat()}: no move is taken after a race's"
+        " end, and the games still in play then were abandoned",
+        race_id=str(race_id), ends_at=ends_at.isoformat(),
+    )
 
 
 async def tick(backend: Backend) -> int:

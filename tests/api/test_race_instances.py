@@ -186,8 +186,10 @@ async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: st
         over = await call(b, "GET", f"/v1/races/{rid}")
         assert over["status"] == "over"
         assert [p["status"] for p in over["players"]] == ["abandoned", "abandoned"]
-        # and later still: refused the same way, nothing more written
-        await call(b, "POST", f"/v1/games/{games['ada']}/undo", ada, {}, 409)
+        # and later still, the game read from its log as abandoned: refused the same way,
+        # nothing more written
+        late_undo = await call(b, "POST", f"/v1/games/{games['ada']}/undo", ada, {}, 409)
+        assert late_undo["type"].endswith("/race-over"), late_undo
         version = await fetch(db_url, "SELECT version FROM races WHERE id = $1", rid)
         assert version == sum(counts.values())
     report = await verify(db_url, min_median_move_ms=0)
