@@ -326,6 +326,13 @@ async def test_verify_recomputes_a_races_progress_finishes_and_ranking_from_the_
         found = await damaged(ended, lambda d: d["ranking"].pop())
         assert found == [f"race {rid}: RaceEnded ranks player {ids['cy']} nowhere, the games'"
                          f" logs {entry('cy')}"], found
+        # data of a shape the service never writes is reported too, not a crash
+        found = await damaged(bob_seq, lambda d: d.pop("moves"))
+        assert len(found) == 1 and found[0].startswith(f"{at} {ids['bob']}: Progress "), found
+        assert "says None moves, 1 foundation cards, abandoned" in found[0], found
+        found = await damaged(ended, lambda d: d.update(ranking="ada first"))
+        assert found == [f"race {rid}: its log is not what the service writes:"
+                         " AttributeError(\"'str' object has no attribute 'get'\")"], found
     finally:
         await conn.close()
     report = await verify(db_url, min_median_move_ms=0)
