@@ -82,6 +82,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_post("/v1/races", races.create_race)
     r.add_get("/v1/races/{race_id}", races.get_race)
     r.add_post("/v1/races/{race_id}/join", races.join_race)
+    r.add_get("/v1/races/{race_id}/events", races.events)
     r.add_get("/v1/races/{race_id}/stream", races.stream)
 
 

@@ -310,13 +310,12 @@ async def write(
     `extra` goes into the answer's body beside the game and its events."""
     live = await queries.load(backend, game_id)
     _check_owner(live, player)  # a game's owner never changes: memory can tell
-    if live.race_id is not None:
-        # a race over by the clock abandons its games first: no move lands after ends_at
-        await races.settle(backend, live.race_id)
+    # (no move lands in a race's game after the race's ends_at: record_events refuses it,
+    # and ends the race then when nobody has, without a round trip more)
     async with backend.lock_for(game_id):
         try:
             return await _write_locked(backend, game_id, expected_version, idem, action, extra)
-        except (EngineError, ServiceError):
+        except (EngineError, ServiceError) as exc:
             # A retried request (same Idempotency-Key) meets a game that has moved on since
             # its first answer: that answer stands. Looked up only on this path, so the
             # ordinary write stays one round trip.
@@ -324,6 +323,12 @@ async def write(
                 found = await backend.store.find_key(player.id, idem.key)
                 if found is not None:
                     return _replayed(found, idem)
+            if isinstance(exc, GameFinished) and live.race_id is not None:
+                # a race's game found over (abandoned at the race's end, say): when the
+                # race's time is up, that is what the refusal says
+                ends_at = await races.ends_at_if_passed(backend, live.race_id)
+                if ends_at is not None:
+                    raise races.over(live.race_id, ends_at) from None
             raise
 
 
@@ -491,6 +496,10 @@ async def _record(
     if recorded.replayed is not None:
         assert idem is not None
         return _replayed(recorded.replayed, idem), None
+    if recorded.race_ends_at is not None:
+        assert live.race_id is not None
+        backend.wake_race(live.race_id)
+        raise races.over(live.race_id, recorded.race_ends_at)
     assert recorded.created_at is not None
     kept = LiveGame(g, live.player_id, recorded.created_at, recorded.finished_at, live.race_id)
     return Answer(201, _stamped(template, recorded.at)), kept

@@ -56,6 +56,12 @@ class GameFinished(Conflict):
     slug = "game-over"
 
 
+class RaceOver(Conflict):
+    """A write to a race's game after the race's end (its ends_at)."""
+
+    slug = "race-over"
+
+
 class LogFull(Conflict):
     """The game's log holds as many events as a game may (MAX_GAME_EVENTS)."""
 

@@ -6,23 +6,26 @@ migrations/sql/0006_races.sql; a write to a race's game appends the race's event
 own transaction (record_events, 0006). Here: the service functions on plain values.
 
 The race starts at `starts_at` and ends at `ends_at` without anyone asking: every race
-endpoint settles a race that is due before answering, and each instance's clock task
-(`tick`) settles the due ones every RACE_TICK_S seconds. Each step is one statement on the
-race's row that only an open (running) race whose time has come passes, so however many
-instances ask, a race starts and ends once.
+endpoint settles a race that is due before answering, each instance's clock task (`tick`)
+settles the due ones every RACE_TICK_S seconds, and a write to one of its games at or
+after `ends_at` is refused by record_events (0007), which ends the race then if nobody has.
+Each step is one statement on the race's row that only an open (running) race whose time
+has come passes, so however many instances ask, a race starts and ends once.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any, Final
 
 from engine import Game
 
 from .backend import Backend
 from .deals import check_deal, random_deal
-from .errors import Conflict, NotFound
+from .errors import Conflict, NotFound, RaceOver
 from .players import Player
+from .queries import EVENTS_PAGE, event_view
 from .store import StoredEvent
 
 RACE_COLUMNS: Final = (
@@ -134,6 +137,25 @@ async def _end(backend: Backend, race_id: uuid.UUID) -> bool:
     return ended
 
 
+async def ends_at_if_passed(backend: Backend, race_id: uuid.UUID) -> datetime | None:
+    """The race's ends_at when it has passed by the database's clock, else None."""
+    async with backend.store.connection() as conn:
+        ends_at: datetime | None = await conn.fetchval(
+            "SELECT ends_at FROM races WHERE id = $1 AND ends_at <= clock_timestamp()",
+            race_id, timeout=backend.store.timeout,
+        )
+    return ends_at
+
+
+def over(race_id: uuid.UUID, ends_at: datetime) -> RaceOver:
+    """The refusal of a write to one of the race's games after the race's end."""
+    return RaceOver(
+        f"race {race_id} ended at {ends_at.isoformat()}: no move is taken after a race's"
+        " end, and the games still in play then were abandoned",
+        race_id=str(race_id), ends_at=ends_at.isoformat(),
+    )
+
+
 async def tick(backend: Backend) -> int:
     """Start and end the races whose time has come; how many were due."""
     async with backend.store.connection() as conn:
@@ -192,3 +214,21 @@ async def read_events(
             race_id, after, limit, timeout=backend.store.timeout,
         )
     return [StoredEvent(r["seq"], r["type"], r["data"], r["at"]) for r in rows]
+
+
+async def events_page(
+    backend: Backend, race_id: uuid.UUID, after: int, limit: int | None
+) -> tuple[dict[str, Any], int]:
+    """One page of the race's log after `after`, oldest first, shaped as a game's
+    (queries.read_events): `next` is the `after` of the next page, null when this one
+    reaches the end. With it, the race's version the page was read at: the page holds no
+    event past it, so the version, `after` and `limit` name the answer (its ETag)."""
+    limit = min(limit or EVENTS_PAGE, EVENTS_PAGE)
+    race = await settle(backend, race_id)  # 404 for an unknown race; a due step first
+    version: int = race["version"]
+    page: list[StoredEvent] = []
+    if after < version:  # seqs run from 1 without gap: up to the version, no further
+        page = await read_events(backend, race_id, after, min(limit, version - after))
+    more = bool(page) and page[-1].seq < version
+    body = {"events": [event_view(e) for e in page], "next": page[-1].seq if more else None}
+    return body, version

@@ -91,7 +91,7 @@ async def create_pool(dsn: str, min_size: int = 4, max_size: int = 16) -> asyncp
 
 RECORD_SQL = (
     "SELECT replayed, request_hash, http_status, response, at, created_at, finished_at,"
-    " elapsed_ms FROM record_events("
+    " elapsed_ms, race_ends_at FROM record_events("
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
 )
 
@@ -99,13 +99,15 @@ RECORD_SQL = (
 @dataclass(frozen=True, slots=True)
 class Recorded:
     """What record_events did: the key's earlier answer (nothing appended), or the write's
-    time from the database's clock with the game's creation and finish times."""
+    time from the database's clock with the game's creation and finish times, or (nothing
+    appended either) the end of the game's race, which the write came after."""
 
     replayed: Replayed | None
     at: datetime
     created_at: datetime | None
     finished_at: datetime | None
     elapsed_ms: int | None
+    race_ends_at: datetime | None = None
 
 
 class EventStore:
@@ -158,12 +160,15 @@ class EventStore:
         http_status: int | None = None,
         response: dict[str, Any] | None = None,
     ) -> Recorded:
-        """Append events at first_seq… with the projection, the idempotency record and, for
-        a win, the board entries (migrations/sql/0004_record_events.sql).
+        """Append events at first_seq… with the projection, the idempotency record, for
+        a win the board entries, and for a race's game the race's events
+        (migrations/sql/0007_record_events.sql).
 
         All or nothing, in one statement. `finish` is 'now', 'keep' or 'none' (what the
         write does to the game's finish time). Returns the earlier answer when the key was
-        already used (and appends nothing); raises VersionConflict when first_seq is taken.
+        already used (and appends nothing), or the race's `race_ends_at` when the game is a
+        race's whose time was up (nothing appended; the race ended, its games in play
+        abandoned); raises VersionConflict when first_seq is taken.
         """
         async with self.connection() as conn:
             row = await conn.fetchrow(
@@ -178,6 +183,8 @@ class EventStore:
                 row["request_hash"], row["http_status"], row["response"], row["at"]
             )
             return Recorded(replayed, row["at"], None, None, None)
+        if row["race_ends_at"] is not None:
+            return Recorded(None, row["at"], None, None, None, row["race_ends_at"])
         return Recorded(
             None, row["at"], row["created_at"], row["finished_at"], row["elapsed_ms"]
         )

@@ -72,6 +72,18 @@ class Report:
 
 
 @dataclass(frozen=True, slots=True)
+class Write:
+    """The game as one write of its log left it (a write's events share their `at`)."""
+
+    at: datetime
+    status: str
+    moves: int
+    foundation_cards: int
+    elapsed_ms: int | None  # from the creation to the game's present end, if at one
+    ended: bool  # this write brought the game to its present end (record_events' 'now')
+
+
+@dataclass(frozen=True, slots=True)
 class Win:
     game_id: uuid.UUID
     elapsed_ms: int
@@ -106,8 +118,9 @@ def replay(events: Sequence[Any]) -> dict[str, Any]:
     finished_at follows the service's rule (games._after_change): the time of the write
     that brought the game to its present end (won, abandoned, or blocked), kept while it
     stays there, cleared when an undo makes it playable again. A write's events share
-    their `at`, so the log's writes are its runs of equal `at`. Raises ValueError for a
-    log that cannot be replayed.
+    their `at`, so the log's writes are its runs of equal `at`; `writes` holds the game as
+    each of them left it, the creation first (what a race's events say of the game,
+    service/race_verify.py). Raises ValueError for a log that cannot be replayed.
     """
     if not events:
         raise ValueError("the game has no events")
@@ -125,11 +138,16 @@ def replay(events: Sequence[Any]) -> dict[str, Any]:
     finished: datetime | None = None
     before = "playing"  # the status before the write being replayed
     notes: list[str] = []  # what the log gets wrong beyond the rules of each move
+    writes: list[Write] = []
 
     def end_of_write(at: datetime, seq: int) -> None:
         nonlocal finished, before
         finished = finished_at_after(before, LiveGame(game, None, first["at"], finished), at)  # type: ignore[arg-type]
         before = game.status
+        writes.append(Write(
+            at, game.status, game.moves, game.position.foundation_cards,
+            elapsed_ms(first["at"], finished), finished is not None and finished == at,
+        ))
         if game.autoplay and not game.is_over:
             left = game.position.auto_move()
             if left is not None:
@@ -170,6 +188,7 @@ def replay(events: Sequence[Any]) -> dict[str, Any]:
         "elapsed_ms": elapsed_ms(live.created_at, live.finished_at),
         "pace_ms": pace_ms(events),
         "notes": notes,
+        "writes": writes,
     }
 
 
@@ -212,6 +231,8 @@ class Verifier:
         self.wins: dict[tuple[str, int, uuid.UUID], list[Win]] = {}
         # the boards a win belongs on, by (no undo, assisted, verified): the database's rule
         self.boards: dict[tuple[bool, bool, bool], list[str]] = {}
+        # the writes of every race's game, by game id, as the game's log has them
+        self.race_writes: dict[uuid.UUID, list[Write]] = {}
 
     def verified(self, win: Win) -> bool:
         threshold = self.min_median_move_ms
@@ -234,7 +255,8 @@ class Verifier:
         after = uuid.UUID(int=0)
         while True:
             rows = await self.conn.fetch(
-                f"SELECT id, {', '.join(COLUMNS)} FROM games WHERE id > $1 ORDER BY id LIMIT $2",
+                f"SELECT id, race_id, {', '.join(COLUMNS)} FROM games WHERE id > $1"
+                " ORDER BY id LIMIT $2",
                 after, self.batch,
             )
             if not rows:
@@ -242,7 +264,7 @@ class Verifier:
             await self._games(rows)
             after = rows[-1]["id"]
         await self._leaderboards()
-        await check_races(self.conn, self.differ)
+        await check_races(self.conn, self.differ, self.race_writes)
         return self.report
 
     async def _games(self, rows: Sequence[asyncpg.Record]) -> None:
@@ -268,6 +290,8 @@ class Verifier:
                 self.differ(gid, what)
             for what in expected["notes"]:
                 self.differ(gid, what)
+            if row["race_id"] is not None:
+                self.race_writes[gid] = expected["writes"]
             if expected["status"] == "won" and expected["elapsed_ms"] is not None:
                 key = (expected["variant"], expected["deal"], expected["player_id"])
                 self.wins.setdefault(key, []).append(

@@ -26,7 +26,7 @@ from ..keys import BACKEND_KEY, SETTINGS_KEY
 from ..schemas import NewRace
 from ..store import StoreError
 from ..stream import GOING_AWAY, event_message
-from .common import caller, int_query, json_response, parse_body, path_id
+from .common import caller, int_query, json_response, parse_body, path_id, tagged_response
 
 log = logging.getLogger("service.races")
 
@@ -56,6 +56,16 @@ async def create_race(request: web.Request) -> web.Response:
 
 async def get_race(request: web.Request) -> web.Response:
     return json_response(await races.get_race(request.app[BACKEND_KEY], race_id(request)))
+
+
+async def events(request: web.Request) -> web.Response:
+    """The race's log as JSON, a page at a time, like a game's /events."""
+    rid = race_id(request)
+    after = int_query(request, "after", 0, 0, MAX_SEQ)
+    limit = int_query(request, "limit", None, 1, MAX_SEQ)
+    assert after is not None
+    page, version = await races.events_page(request.app[BACKEND_KEY], rid, after, limit)
+    return tagged_response(request, page, f"{rid}.{version}.events.{after}.{limit or ''}")
 
 
 async def join_race(request: web.Request) -> web.Response:

@@ -27,6 +27,9 @@ async function send(request, batch = null) {
     if (error.status === 409 && error.problem.current_version !== undefined) {
       await reload();
       say(`${MOVED_ON} Try again.`, "error");
+    } else if (error.status === 409 && (error.problem.type || "").endsWith("/race-over")) {
+      await reload(); // the race's end abandoned the game: show it as the server has it
+      say(error.detail, "error");
     } else if (batch && error.status === 422 && error.problem.index !== undefined) {
       await reload();
       const index = error.problem.index;

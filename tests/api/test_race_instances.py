@@ -13,7 +13,7 @@ import asyncpg
 
 from service.verify import verify
 
-from .helpers import new_player
+from .helpers import auth, new_player
 from .test_leaderboards import shortest
 from .test_race_flow import call, give_up_with_a_card_up, new_race, race_events, until
 from .test_records import instance
@@ -129,3 +129,68 @@ async def test_start_and_end_happen_once_under_concurrent_requests(db_url: str) 
                 " AND seq = (SELECT min(seq) FROM race_events WHERE type = 'Progress')", rid)
     found = [str(d) for d in (await verify(db_url)).differences]
     assert any("without gaps" in d for d in found) and any("Progress" in d for d in found)
+
+
+async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: str) -> None:
+    """No clock and no race endpoint ends the race here: the moves that come after ends_at,
+    on both instances at once, are refused (409), and the first of them ends the race:
+    every game still in play abandoned once, one RaceEnded."""
+    deal, line = shortest("freecell")
+    a = instance(db_url, race_minute_s=3.0, race_tick_s=60)
+    b = instance(db_url, race_minute_s=3.0, race_tick_s=60)
+    async with a, b:
+        ada, bob = await new_player(a, "ada"), await new_player(b, "bob")
+        race = await new_race(a, ada, deal=deal, autoplay=False, max_minutes=1)
+        rid = race["id"]
+        await call(b, "POST", f"/v1/races/{rid}/join", bob)
+        await until(race["starts_at"], 0.01)
+        running = await call(a, "GET", f"/v1/races/{rid}")
+        games = {p["player"]["name"]: p["game_id"] for p in running["players"]}
+        # each instance holds its player's game in play, one move in
+        await call(a, "POST", f"/v1/games/{games['ada']}/moves", ada, line[0].to_dict(), 201)
+        await call(b, "POST", f"/v1/games/{games['bob']}/moves", bob, line[0].to_dict(), 201)
+
+        await until(race["ends_at"], 0.05)
+        assert await fetch(db_url, "SELECT status FROM races WHERE id = $1", rid) == "running"
+        late = await asyncio.gather(
+            *(c.post(f"/v1/games/{games[name]}/moves", json=line[1].to_dict(),
+                     headers={**auth(p), "Idempotency-Key": f"late-{name}"})
+              for c, name, p in ((a, "ada", ada), (b, "bob", bob), (b, "ada", ada),
+                                 (a, "bob", bob)))
+        )
+        for r in late:
+            assert r.status == 409, await r.text()
+            problem = await r.json()
+            assert problem["type"].endswith("/race-over")
+            assert f"race {rid} ended at " in problem["detail"]
+            assert datetime.fromisoformat(problem["ends_at"]) == datetime.fromisoformat(
+                race["ends_at"])
+        # a refused write keeps no idempotency key: the answer was not a 201
+        assert await fetch(db_url, "SELECT count(*) FROM idempotency_keys") == 0
+
+        counts = json.loads(await fetch(
+            db_url,
+            "SELECT jsonb_object_agg(type, n) FROM (SELECT type, count(*) AS n FROM race_events"
+            " WHERE race_id = $1 GROUP BY type) AS t", rid,
+        ))
+        assert counts["RaceEnded"] == 1 and counts["PlayerFinished"] == 2
+        ended_at = await fetch(db_url, "SELECT ended_at FROM races WHERE id = $1", rid)
+        assert ended_at >= datetime.fromisoformat(race["ends_at"])
+        for name in ("ada", "bob"):
+            log = (await call(a, "GET", f"/v1/games/{games[name]}/events"))["events"]
+            # the move before the end, then the abandonment: no move after ends_at
+            assert [e["type"] for e in log[-2:]] == ["CardMoved", "GameAbandoned"]
+            assert [e["type"] for e in log].count("GameAbandoned") == 1
+            assert datetime.fromisoformat(log[-2]["at"]) < datetime.fromisoformat(
+                race["ends_at"]) <= datetime.fromisoformat(log[-1]["at"])
+        over = await call(b, "GET", f"/v1/races/{rid}")
+        assert over["status"] == "over"
+        assert [p["status"] for p in over["players"]] == ["abandoned", "abandoned"]
+        # and later still, the game read from its log as abandoned: refused the same way,
+        # nothing more written
+        late_undo = await call(b, "POST", f"/v1/games/{games['ada']}/undo", ada, {}, 409)
+        assert late_undo["type"].endswith("/race-over"), late_undo
+        version = await fetch(db_url, "SELECT version FROM races WHERE id = $1", rid)
+        assert version == sum(counts.values())
+    report = await verify(db_url, min_median_move_ms=0)
+    assert report.ok, [str(d) for d in report.differences]

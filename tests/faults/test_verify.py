@@ -18,6 +18,8 @@ from engine import Move
 from service.verify import verify
 
 from ..api.helpers import auth, new_game, new_player
+from ..api.test_leaderboards import shortest
+from ..api.test_race_flow import call, give_up_with_a_card_up, new_race, until
 from .helpers import ROOT
 
 SOLUTIONS = json.loads((ROOT / "tests" / "data" / "solutions.json").read_text())["solutions"]
@@ -223,3 +225,115 @@ def test_replay_finds_an_automatic_move_left_unplayed() -> None:
     whole = [{"seq": i + 1, "type": e.type, "data": e.data, "at": t0}
              for i, e in enumerate(created)]
     assert replay(whole)["notes"] == []
+
+
+async def test_verify_recomputes_a_races_progress_finishes_and_ranking_from_the_games(
+    client: TestClient, db_url: str
+) -> None:
+    """A race's Progress, PlayerFinished and RaceEnded, each damaged in the database as a
+    bug or an attacker would: verify recomputes them from the players' game logs and
+    reports each difference; the race as written passes."""
+    deal, line = shortest("freecell")
+    ada, bob, cy = [await new_player(client, n) for n in ("ada", "bob", "cy")]
+    race = await new_race(client, ada, deal=deal, autoplay=False, max_players=3)
+    rid = race["id"]
+    for racer in (bob, cy):
+        await call(client, "POST", f"/v1/races/{rid}/join", racer)
+    await until(race["starts_at"], 0.01)
+    running = await call(client, "GET", f"/v1/races/{rid}")
+    games = {p["player"]["name"]: p["game_id"] for p in running["players"]}
+    await give_up_with_a_card_up(client, client, bob, games["bob"], line)
+    await write(client, cy, games["cy"], "abandon")
+    await call(client, "POST", f"/v1/games/{games['ada']}/moves", ada,
+               {"moves": [m.to_dict() for m in line]}, 201)
+    over = await call(client, "GET", f"/v1/races/{rid}")
+    assert [(p["player"]["name"], p["rank"]) for p in over["players"]] == [
+        ("ada", 1), ("bob", 2), ("cy", 3)]
+    them = {p["player"]["name"]: p for p in over["players"]}
+    report = await verify(db_url, min_median_move_ms=0)
+    assert report.ok, [str(d) for d in report.differences]
+
+    events = (await call(client, "GET", f"/v1/races/{rid}/events"))["events"]
+
+    def seq_of(kind: str, name: str | None = None) -> int:
+        return next(e["seq"] for e in events if e["type"] == kind
+                    and (name is None or e["data"]["player"] == them[name]["player"]["id"]))
+
+    conn = await asyncpg.connect(db_url)
+
+    async def damaged(seq: int, change: Any) -> list[str]:
+        """verify's differences while the race's event `seq` is changed by `change`."""
+        text = await conn.fetchval(
+            "SELECT data::text FROM race_events WHERE race_id = $1 AND seq = $2", rid, seq)
+        data = json.loads(text)
+        change(data)
+        update = "UPDATE race_events SET data = $3::jsonb WHERE race_id = $1 AND seq = $2"
+        await conn.execute(update, rid, seq, json.dumps(data))
+        try:
+            return [str(d) for d in (await verify(db_url, min_median_move_ms=0)).differences]
+        finally:
+            await conn.execute(update, rid, seq, text)
+
+    def entry(name: str, rank: int | None = None, **changed: Any) -> str:
+        p = {**them[name], **changed}
+        return (f"#{rank or p['rank']} ({p['status']}, {p['elapsed_ms']} ms, {p['moves']} moves,"
+                f" {p['foundation_cards']} foundation cards)")
+
+    def ranked(data: dict[str, Any], name: str) -> dict[str, Any]:
+        pid = them[name]["player"]["id"]
+        found: dict[str, Any] = next(r for r in data["ranking"] if r["player"] == pid)
+        return found
+
+    ids = {name: p["player"]["id"] for name, p in them.items()}
+    at = f"race {rid}: player"
+    try:
+        won_in = them["ada"]["elapsed_ms"]
+        found = await damaged(seq_of("PlayerFinished", "ada"),
+                              lambda d: d.update(elapsed_ms=d["elapsed_ms"] - 1000))
+        assert found == [f"{at} {ids['ada']}: PlayerFinished says won in {won_in - 1000} ms,"
+                         f" the game's log won in {won_in} ms"], found
+        found = await damaged(seq_of("PlayerFinished", "bob"), lambda d: d.update(status="won"))
+        assert found == [f"{at} {ids['bob']}: PlayerFinished says won in"
+                         f" {them['bob']['elapsed_ms']} ms, the game's log abandoned in"
+                         f" {them['bob']['elapsed_ms']} ms"], found
+        # cy's finish passed off as ada's: both players' finishes are wrong
+        found = await damaged(seq_of("PlayerFinished", "cy"),
+                              lambda d: d.update(player=ids["ada"]))
+        assert len(found) == 2 and all("PlayerFinished says" in f for f in found), found
+        assert any(f.startswith(f"{at} {ids['cy']}: PlayerFinished says no end") for f in found)
+        # bob's abandonment's Progress with his card taken off the foundations
+        bob_seq = max(e["seq"] for e in events if e["type"] == "Progress"
+                      and e["data"]["player"] == ids["bob"])
+        found = await damaged(bob_seq, lambda d: d.update(foundation_cards=0))
+        assert len(found) == 1 and found[0].startswith(f"{at} {ids['bob']}: Progress "), found
+        assert found[0].endswith(f"says {them['bob']['moves']} moves, 0 foundation cards,"
+                                 f" abandoned, the game's log {them['bob']['moves']} moves,"
+                                 " 1 foundation cards, abandoned"), found
+
+        def swap(d: dict[str, Any]) -> None:
+            ranked(d, "ada")["rank"], ranked(d, "bob")["rank"] = 2, 1
+
+        ended = seq_of("RaceEnded")
+        found = await damaged(ended, swap)
+        assert found == [
+            f"race {rid}: RaceEnded ranks player {ids[name]} {entry(name, rank)}, the games' logs"
+            f" {entry(name)}"
+            for name, rank in sorted((("ada", 2), ("bob", 1)), key=lambda n: ids[n[0]])
+        ] + [f"race {rid}: RaceEnded's ranking is not in the order of its ranks"], found
+        found = await damaged(ended, lambda d: ranked(d, "cy").update(foundation_cards=5))
+        assert found == [f"race {rid}: RaceEnded ranks player {ids['cy']}"
+                         f" {entry('cy', foundation_cards=5)}, the games' logs {entry('cy')}"]
+        found = await damaged(ended, lambda d: d["ranking"].pop())
+        assert found == [f"race {rid}: RaceEnded ranks player {ids['cy']} nowhere, the games'"
+                         f" logs {entry('cy')}"], found
+        # data of a shape the service never writes is reported too, not a crash
+        found = await damaged(bob_seq, lambda d: d.pop("moves"))
+        assert len(found) == 1 and found[0].startswith(f"{at} {ids['bob']}: Progress "), found
+        assert "says None moves, 1 foundation cards, abandoned" in found[0], found
+        found = await damaged(ended, lambda d: d.update(ranking="ada first"))
+        assert found == [f"race {rid}: its log is not what the service writes:"
+                         " AttributeError(\"'str' object has no attribute 'get'\")"], found
+    finally:
+        await conn.close()
+    report = await verify(db_url, min_median_move_ms=0)
+    assert report.ok, [str(d) for d in report.differences]
