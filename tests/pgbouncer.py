@@ -147,9 +147,8 @@ class Pgbouncer:
             f"auth_type = trust\nauth_file = {folder / 'users.txt'}\n"
             f"pool_mode = transaction\ndefault_pool_size = {self.pool_size}\n"
             f"max_client_conn = {self.max_client_conn}\n"
-            # server connections that another test's dropped database left behind are
-            # closed at once rather than retried
-            "server_login_retry = 1\nserver_check_delay = 0\n"
+            # a database that a test dropped is tried again after a second, not fifteen
+            "server_login_retry = 1\n"
             "admin_users = " + self.user + "\nstats_users = " + self.user + "\n"
             "log_connections = 0\nlog_disconnections = 0\n"
         )
