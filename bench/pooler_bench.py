@@ -133,9 +133,15 @@ async def prepare(base: str, token: str, folder: Path, name: str) -> Path:
             games = []
             for _ in range(GAMES_PER_THREAD):
                 body = {"variant": "freecell", "deal": DEAL, "autoplay": False}
-                async with s.post(f"{base}/v1/games", json=body, headers=auth) as r:
-                    r.raise_for_status()
-                    gid = (await r.json())["id"]
+                for attempt in range(3):  # a kept-alive connection closed under us
+                    try:
+                        async with s.post(f"{base}/v1/games", json=body, headers=auth) as r:
+                            r.raise_for_status()
+                            gid = (await r.json())["id"]
+                        break
+                    except aiohttp.ClientOSError:
+                        if attempt == 2:
+                            raise
                 games.append(game_requests(f"/v1/games/{gid}", MOVES_PER_GAME))
             per_thread.append(interleaved(games))
     return write_lists(folder, name, per_thread)
