@@ -7,6 +7,7 @@ VersionConflict; a lost or refused connection is DatabaseUnavailable.
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -16,6 +17,20 @@ from typing import Any
 
 import asyncpg
 import orjson
+
+log = logging.getLogger(__name__)
+
+# what a pooler in transaction mode does to named prepared statements, when the service
+# was not told about it
+_LOST_STATEMENTS: tuple[type[BaseException], ...] = (
+    asyncpg.exceptions.InvalidSQLStatementNameError,
+    asyncpg.exceptions.DuplicatePreparedStatementError,
+)
+POOLER_HINT = (
+    "a prepared statement of this connection is missing or taken on the server: does"
+    " DATABASE_URL go through a pooler in transaction mode (pgbouncer)? Then set"
+    " DATABASE_POOLER=transaction (README: Behind a pooler)"
+)
 
 
 class StoreError(Exception):
@@ -201,6 +216,9 @@ class EventStore:
             raise VersionConflict(str(exc)) from exc
         except _CONNECTION_ERRORS as exc:
             raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
+        except _LOST_STATEMENTS:
+            log.error(POOLER_HINT)
+            raise
 
     async def record(
         self,

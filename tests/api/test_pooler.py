@@ -8,9 +8,11 @@ and it runs as root) in front of the tests' PostgreSQL server."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import time
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,7 +25,7 @@ from service.app import create_app
 from service.keys import HUB_KEY
 from service.migrate import upgrade
 from service.settings import Settings
-from service.store import EventStore, create_pool
+from service.store import POOLER_HINT, EventStore, create_pool
 
 from ..conftest import make_settings
 from ..pgbouncer import Pgbouncer, installed
@@ -284,3 +286,25 @@ async def test_migrations_and_the_store_through_the_pooler(
             await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await conn.close()
+
+
+async def test_a_lost_prepared_statement_names_the_setting(
+    db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What a transaction-mode pooler does to a service not told about it (a named
+    statement gone from the server connection), made on purpose: the log says which
+    setting is missing."""
+    pool = await create_pool(db_url, 1, 1)
+    try:
+        store = EventStore(pool)
+        assert await store.read_events(uuid.uuid4()) == []  # prepared, named, cached
+        async with pool.acquire() as conn:
+            await conn.execute("DEALLOCATE ALL")
+        with (
+            caplog.at_level(logging.ERROR, logger="service.store"),
+            pytest.raises(asyncpg.exceptions.InvalidSQLStatementNameError),
+        ):
+            await store.read_events(uuid.uuid4())
+        assert POOLER_HINT in caplog.text and "DATABASE_POOLER=transaction" in caplog.text
+    finally:
+        await pool.close()
