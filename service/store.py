@@ -105,11 +105,11 @@ class UnnamedStatements(asyncpg.Connection):  # type: ignore[misc]
     and result types, its codecs) and sends it unnamed, parsed again with each execution:
     Parse, Bind, Execute and Sync in one message, so one round trip on one server
     connection, as with the cache. What PostgreSQL pays for it is a parse and plan of the
-    statement on every execution (README, "Past one machine").
+    statement on every execution (README, "Behind a pooler").
 
     It overrides asyncpg's private `_get_statement` (and the drop of its cache, where
-    asyncpg learns that types changed); tests/api/test_pooler.py counts the pooler's
-    transactions per move, so a change of asyncpg's that breaks it fails there.
+    asyncpg learns that types changed); tests/api/test_pooler.py counts the round trips
+    of moves through the pooler, so a change of asyncpg's that breaks it fails there.
     """
 
     __slots__ = ("_unnamed",)
