@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import random
+import shutil
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -35,6 +36,7 @@ from .test_leaderboards import shortest
 from .test_race_flow import test_a_race_from_creation_to_ranking as race_flow
 from .test_records import instance
 from .test_stream import as_json, events_of, instances, receive, write
+from .test_stream_broker import Broker, broker  # noqa: F401  (a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -228,6 +230,29 @@ async def test_live_events_reach_another_instance(db_url: str, pooler: Pgbouncer
             got = await receive(wb, len(answer["events"]))
             assert got == as_json(answer["events"])
             assert time.monotonic() - started < 2.0
+        await wb.close()
+
+
+@pytest.mark.skipif(shutil.which("nats-server") is None,
+                    reason="nats-server (Debian: nats-server) is needed")
+async def test_live_events_through_the_broker_with_no_direct_connection(
+    db_url: str, pooler: Pgbouncer, broker: Broker,  # noqa: F811
+) -> None:
+    """With EVENTS_BROKER, nothing of the service's is direct: B's watcher still sees
+    A's moves at once."""
+    settings = through(pooler, db_url, ws_sweep=3600, listen_database_url=None,
+                       events_broker=broker.url)  # fmt: skip
+    async with instances(db_url, settings, settings) as (a, b):
+        assert all(c.app[HUB_KEY].listening.is_set() for c in (a, b))
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=True))["id"]
+        wb = await b.ws_connect(f"/v1/games/{gid}/stream")
+        assert len(await receive(wb, 1)) == 1
+        rng = random.Random(20)
+        for _ in range(4):
+            answer = await write(a, ada, gid, rng)
+            got = await receive(wb, len(answer["events"]))
+            assert got == as_json(answer["events"])
         await wb.close()
 
 
