@@ -190,8 +190,8 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS_KEY]
     # LISTEN needs a session of its own: a direct connection when DATABASE_URL goes
     # through a pooler in transaction mode (DATABASE_POOLER=transaction), where a LISTEN
-    # would hold on to whichever server connection ran it, and its notifications go to
-    # whichever client that connection serves next (create_app refuses that)
+    # stays on whichever server connection ran it, and its notifications reach whichever
+    # client that connection serves at the time, or nobody (create_app refuses that)
     listen_dsn = (
         asyncpg_dsn(settings.listen_database_url)
         if settings.listen_database_url
