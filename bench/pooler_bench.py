@@ -121,6 +121,15 @@ class BackendCpu:
         return sum(cpu_total([p]) - self.start.get(p.pid, 0.0) for p in procs)
 
 
+async def drop(server: str, databases: list[str]) -> None:
+    conn = await asyncpg.connect(server)
+    try:
+        for name in databases:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
 # ---------------------------------------------------------------- 1. moves a second
 
 
@@ -214,6 +223,7 @@ async def throughput(server: str, folder: Path) -> None:
         finally:
             for proc in services.values():
                 stop_process(proc)
+            await drop(server, dbs)
     for how, runs in results.items():
         pg = median([r["postgres_us"] for r in runs])
         print(f"{how}: median {median([r['rate'] for r in runs]):.0f} moves/s, p99 "
