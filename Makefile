@@ -6,7 +6,8 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-browser test-db lint lint-openapi client bench install clean-db solver-lib
+.PHONY: run test test-browser test-db test-pooler lint lint-openapi client bench install clean-db \
+	solver-lib pgbouncer
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +20,24 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) -m service run
 
-test: $(STAMP) solver-lib
+test: $(STAMP) solver-lib pgbouncer
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m "not browser"
+
+# PgBouncer (Debian), which tests/api/test_pooler.py (and test-pooler) run in front of the
+# tests' PostgreSQL: installed here when missing and we are root; as root, the tests fail
+# without it, otherwise they are skipped with the reason
+pgbouncer:
+	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq pgbouncer) >/dev/null 2>&1 \
+	      || echo "could not install pgbouncer: tests/api/test_pooler.py will fail"; \
+	  else echo "pgbouncer is not installed (apt-get install pgbouncer): the pooler tests are skipped"; fi; }
+
+# the API, live-event, race and fault tests again, every service instance behind a
+# pgbouncer in transaction mode (DATABASE_POOLER=transaction, the listener direct)
+test-pooler: $(STAMP) solver-lib pgbouncer
+	TEST_POOLER=pgbouncer $(PY) -m pytest -q -n 2 -p no:cacheprovider -m "db and not browser" \
+	  tests/api tests/faults
 
 # Freecell Solver's library and binary (Debian), the fast path for hints and the tests'
 # oracle: installed here when missing and we are root; the service works without them
@@ -70,6 +87,7 @@ bench: $(STAMP) solver-lib
 	    (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 \
 	      || echo "could not install wrk: the move benchmark is skipped"; \
 	  else echo "wrk is not installed (apt-get install wrk): the move benchmark is skipped"; fi; }
+	@$(MAKE) --no-print-directory pgbouncer
 	$(PY) -m bench
 
 clean-db:

@@ -37,7 +37,13 @@ def _run(connection: Connection) -> None:
 
 
 async def run_migrations_online() -> None:
-    engine = create_async_engine(_url(), poolclass=pool.NullPool)
+    if config.attributes.get("pooler"):  # DATABASE_POOLER=transaction: service/migrate.py
+        engine = create_async_engine(
+            _url() + ("&" if "?" in _url() else "?") + "prepared_statement_cache_size=0",
+            poolclass=pool.NullPool, connect_args={"statement_cache_size": 0},
+        )
+    else:
+        engine = create_async_engine(_url(), poolclass=pool.NullPool)
     async with engine.connect() as connection:
         await connection.run_sync(_run)
     await engine.dispose()

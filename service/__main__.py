@@ -22,14 +22,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logs.configure()
     settings = Settings()
+    problem = settings.listener_problem()
+    if args.command == "run" and problem:
+        print(problem, file=sys.stderr)
+        return 2
     url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
-    upgrade(url)
+    upgrade(url, pooler=settings.pooled)
     if args.command == "migrate":
         return 0
     if args.command == "verify":
         from .verify import main as verify
 
-        return verify(url, settings.min_median_move_ms)
+        return verify(url, settings.min_median_move_ms, pooler=settings.pooled)
     settings = settings.model_copy(update={"database_url": url})
     workers = settings.workers or default_workers()
     print(f"serving on http://{settings.host}:{settings.port} with {workers} worker"

@@ -130,7 +130,9 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
 def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
-        pool = await create_pool(url, settings.pool_min, settings.pool_max)
+        pool = await create_pool(
+            url, settings.pool_min, settings.pool_max, pooler=settings.pooled
+        )
         app[DSN_KEY] = url
         app[BACKEND_KEY] = Backend(
             store=EventStore(pool, settings.db_timeout, settings.min_median_move_ms),
@@ -188,7 +190,9 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     """The live-event hub: its listening connection opens after the pool, closes before."""
     settings = app[SETTINGS_KEY]
     # LISTEN needs a session of its own: a direct connection when DATABASE_URL goes
-    # through a pooler in transaction mode
+    # through a pooler in transaction mode (DATABASE_POOLER=transaction), where a LISTEN
+    # stays on whichever server connection ran it, and its notifications reach whichever
+    # client that connection serves at the time, or nobody (create_app refuses that)
     listen_dsn = (
         asyncpg_dsn(settings.listen_database_url)
         if settings.listen_database_url
@@ -236,6 +240,9 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
     """The service.  `limits`: the rate counters' table, shared by the worker processes of
     one machine (workers.py); this process's own when not given."""
     settings = settings or Settings()
+    problem = settings.listener_problem()
+    if problem:
+        raise RuntimeError(problem)
     limits = limits if limits is not None else Slots.private()
     middlewares = [observe, problem_middleware]
     if settings.rate_limits_on:

@@ -10,15 +10,19 @@ from alembic.config import Config
 from .settings import ROOT
 
 
-def alembic_config(database_url: str) -> Config:
+def alembic_config(database_url: str, pooler: bool = False) -> Config:
     cfg = Config(str(ROOT / "alembic.ini"))
     cfg.set_main_option("script_location", str(ROOT / "migrations"))
     cfg.attributes["database_url"] = database_url
+    # through a pooler in transaction mode (DATABASE_POOLER=transaction): no prepared
+    # statements kept, neither SQLAlchemy's nor asyncpg's (the migrations run in one
+    # transaction, so on one server connection, and take no session-level lock)
+    cfg.attributes["pooler"] = pooler
     return cfg
 
 
-def upgrade(database_url: str) -> None:
-    command.upgrade(alembic_config(database_url), "head")
+def upgrade(database_url: str, pooler: bool = False) -> None:
+    command.upgrade(alembic_config(database_url, pooler), "head")
 
 
 SQL = ROOT / "migrations" / "sql"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -26,6 +27,10 @@ class Settings(BaseSettings):
     # postgresql://user@host:port/db; empty means: start the embedded PostgreSQL
     database_url: str | None = None
     data_dir: Path = Field(default=ROOT / ".pgdata")
+    # "transaction": DATABASE_URL goes through a pooler in transaction mode (pgbouncer's
+    # pool_mode = transaction): no named prepared statements, and the live-event listener
+    # needs LISTEN_DATABASE_URL (a direct connection) or EVENTS_BROKER
+    database_pooler: Literal["none", "transaction"] = "none"
     pool_min: int = 4
     pool_max: int = 16
     # seconds a request waits for the database before answering 503
@@ -85,6 +90,21 @@ class Settings(BaseSettings):
     race_tick_s: float = Field(default=0.5, gt=0)
     race_poll_s: float = Field(default=0.2, gt=0)
     race_minute_s: float = Field(default=60.0, gt=0)
+
+    @property
+    def pooled(self) -> bool:
+        """DATABASE_URL goes through a pooler in transaction mode."""
+        return self.database_pooler == "transaction"
+
+    def listener_problem(self) -> str | None:
+        """Why live events cannot work with these settings, or None."""
+        if self.pooled and not (self.listen_database_url or self.events_broker):
+            return (
+                "DATABASE_POOLER=transaction: LISTEN does not work through a pooler in"
+                " transaction mode; set LISTEN_DATABASE_URL to a direct connection to"
+                " PostgreSQL, or EVENTS_BROKER"
+            )
+        return None
 
     @property
     def cors_origin_list(self) -> list[str]:

@@ -33,7 +33,7 @@ from engine.game import CARD_MOVED, GAME_CREATED, MOVE_REDONE, MOVE_UNDONE
 from .backend import LiveGame
 from .queries import elapsed_ms, finished_at_after
 from .race_verify import check_races
-from .store import _init_connection
+from .store import _init_connection, connect_options
 
 BATCH = 500
 # the projection's columns compared with the replay, in the order they are reported
@@ -358,8 +358,10 @@ class Verifier:
             )
 
 
-async def verify(dsn: str, batch: int = BATCH, min_median_move_ms: int = 200) -> Report:
-    conn = await asyncpg.connect(dsn)
+async def verify(
+    dsn: str, batch: int = BATCH, min_median_move_ms: int = 200, pooler: bool = False
+) -> Report:
+    conn = await asyncpg.connect(dsn, **connect_options(pooler))
     try:
         await _init_connection(conn)
         async with conn.transaction(isolation="repeatable_read", readonly=True):
@@ -368,10 +370,13 @@ async def verify(dsn: str, batch: int = BATCH, min_median_move_ms: int = 200) ->
         await conn.close()
 
 
-def main(dsn: str, min_median_move_ms: int = 200, out: Callable[[str], None] = print) -> int:
+def main(
+    dsn: str, min_median_move_ms: int = 200, out: Callable[[str], None] = print,
+    pooler: bool = False,
+) -> int:  # fmt: skip
     import asyncio
 
-    report = asyncio.run(verify(dsn, min_median_move_ms=min_median_move_ms))
+    report = asyncio.run(verify(dsn, min_median_move_ms=min_median_move_ms, pooler=pooler))
     for difference in report.differences:
         out(str(difference))
     out(report.summary())

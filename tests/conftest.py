@@ -9,6 +9,8 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import asyncpg
 import psutil
@@ -99,11 +101,44 @@ async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
         await conn.close()
 
 
+# TEST_POOLER=pgbouncer (make test-pooler): every service instance the tests start reaches
+# PostgreSQL through a pgbouncer of this test process in transaction mode
+# (DATABASE_POOLER=transaction), its live-event listener on the direct connection
+# (LISTEN_DATABASE_URL); one pgbouncer per server, stopped when the session ends
+_POOLERS: dict[tuple[str, int], Any] = {}
+
+
+def through_pooler(db_url: str) -> dict[str, str]:
+    """The settings that put an instance on `db_url` behind the session's pgbouncer, when
+    TEST_POOLER is set (else none)."""
+    if not os.environ.get("TEST_POOLER"):
+        return {}
+    from tests.pgbouncer import Pgbouncer
+
+    pooler = Pgbouncer(db_url)
+    key = (pooler.host, pooler.port)
+    if key not in _POOLERS:
+        _POOLERS[key] = pooler.start()
+    parts = urlsplit(db_url)
+    return {
+        "database_url": _POOLERS[key].url(parts.path.lstrip("/")),
+        "database_pooler": "transaction",
+        "listen_database_url": db_url,
+    }
+
+
+def pytest_sessionfinish() -> None:
+    for pooler in _POOLERS.values():
+        pooler.stop()
+    _POOLERS.clear()
+
+
 def make_settings(db_url: str, **overrides: object):  # type: ignore[no-untyped-def]
     from service.settings import Settings
 
     values: dict[str, object] = {
         "database_url": db_url,
+        **through_pooler(db_url),
         "log_requests": False,
         "rate_limits": "off",
         "pool_min": 1,

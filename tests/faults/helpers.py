@@ -34,6 +34,8 @@ import aiohttp
 
 from engine import Event, Game
 
+from ..conftest import through_pooler
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 VARIANTS = ("freecell", "bakers_game", "bakers_dozen", "beleaguered_castle")
 
@@ -68,6 +70,8 @@ class ServiceProcess:
             "RATE_LIMITS": "off",
             "LOG_REQUESTS": "false",
             "WORKERS": "1",
+            # TEST_POOLER: behind the session's pgbouncer (tests/conftest.py)
+            **{k.upper(): v for k, v in through_pooler(db_url).items()},
             **env,
         }
         self.proc: subprocess.Popen[bytes] | None = None
