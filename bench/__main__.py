@@ -2,9 +2,10 @@
 
     python -m bench            all of them
     python -m bench wrk ...    only those named (engine, wrk, move, stream, leaderboard,
-                               solver, analysis, client, race); wrk is the move endpoint
-                               under wrk, client a phone app's batch and 304, race a race
-                               of 100 watched live
+                               solver, analysis, client, race, fanout); wrk is the move
+                               endpoint under wrk, client a phone app's batch and 304, race
+                               a race of 100 watched live, fanout 1,000 watchers over four
+                               instances through LISTEN/NOTIFY and through NATS
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .common import PYTHON, ROOT, database_url
 
 BENCHES = [
     "engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis", "client", "race",
+    "fanout",
 ]
 
 
