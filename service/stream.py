@@ -5,7 +5,10 @@ own subscribers at once and queues '<game id> <last seq>' for the others; a publ
 sends what is queued as ONE `NOTIFY game_events` every few milliseconds (lines of
 '<game id> <last seq>'). NOTIFY is kept out of the write's transaction on purpose:
 PostgreSQL serialises the commits of notifying transactions, which would cap the moves a
-second. The events themselves are always read from the log. Each instance has:
+second. The same batch carries 'race <race id>' for every race whose log the instance
+grew, which wakes the other instances' readers of that race's stream
+(service/handlers/races.py). The events themselves are always read from the log. Each
+instance has:
 
 - ONE dedicated connection that LISTENs (not one per socket, not from the pool); when it
   drops, it is opened again with backoff and every game with subscribers catches up from
@@ -32,7 +35,7 @@ import logging
 import random
 import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import asyncpg
@@ -165,6 +168,11 @@ class StreamHub:
         self.publish_every = publish_every
         self._feeds: dict[uuid.UUID, _Feed] = {}
         self._outbox: dict[uuid.UUID, int] = {}
+        # races whose log this instance grew since the last publish
+        self._race_outbox: set[uuid.UUID] = set()
+        # told the race of every "race <id>" line: wakes this instance's feed of the race
+        # (service/handlers/races.py), set by the app to Backend.wake_race_feed
+        self.on_race: Callable[[uuid.UUID], None] = lambda _race: None
         self._outbox_ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()
@@ -256,6 +264,14 @@ class StreamHub:
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         for line in payload.splitlines():
             game, _, seq = line.partition(" ")
+            if game == "race":  # 'race <race id>': a race's log grew
+                try:
+                    race_id = uuid.UUID(seq)
+                except ValueError:
+                    log.warning("stream: unexpected notification %r", line)
+                    continue
+                self.on_race(race_id)
+                continue
             try:
                 game_id, last = uuid.UUID(game), int(seq)
             except ValueError:
@@ -277,13 +293,21 @@ class StreamHub:
         self._outbox[game_id] = max(last, self._outbox.get(game_id, 0))
         self._outbox_ready.set()
 
+    def race_committed(self, race_id: uuid.UUID) -> None:
+        """A write of this instance grew the race's log: tell the other instances with the
+        next batch (this instance's own feed was woken by the caller)."""
+        self._race_outbox.add(race_id)
+        self._outbox_ready.set()
+
     async def _publish_forever(self) -> None:
         while True:
             await self._outbox_ready.wait()
             await asyncio.sleep(self.publish_every)  # let a batch gather
             self._outbox_ready.clear()
             batch, self._outbox = self._outbox, {}
+            races, self._race_outbox = self._race_outbox, set()
             lines = [f"{game} {seq}" for game, seq in batch.items()]
+            lines += [f"race {race}" for race in races]
             try:
                 if self.broker:
                     if self._nats is None or not self._nats.is_connected:
