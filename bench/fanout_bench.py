@@ -3,20 +3,21 @@ on one PostgreSQL, once through LISTEN/NOTIFY and once through NATS (EVENTS_BROK
 
 Four service processes (`python -m service run`, WORKERS=1 each, one port each) share a
 fresh database. 1,000 WebSocket watchers of one game are spread evenly over them (250 an
-instance). One writer posts writes to the first instance, one at a time (a card to a cell,
-then its undo: one event each), and waits until every watcher has the event before the
-next. For each write: its own latency (request sent → 201 read), and for each watcher the
-delivery (201 read → that watcher has the event; negative when it came before the 201,
-which the writer's own instance can do). Reported per transport: p50 and p99 of the write,
-of every watcher's delivery, of the last watcher's delivery per write, split between the
-writer's instance and the three others, and the ratio delivery p99 / write p99 (goal: at
-most 2 through NATS).
+instance). A writer posts to the first instance a write every PACE seconds (a card to a
+cell, then its undo: one event each). For each write: its own latency (request sent → 201
+read), and for each watcher the delivery (201 read → that watcher has the event; negative
+when it came before the 201, which the writer's own instance can do). Reported per
+transport: p50 and p99 of the write, of every watcher's delivery, of the last watcher's
+delivery per write, split between the writer's instance and the three others, and the
+ratio delivery p99 / write p99 (goal: at most 2 through NATS).
 
-The watchers are not aiohttp clients: each is a bare asyncio protocol (uvloop) that does the
-handshake and reads frames itself, so that reading 1,000 messages a write costs the client
-little; the client's own CPU over the measured writes is printed (as cores), with the
-servers'. The broker is EVENTS_BROKER, else nats://127.0.0.1:4222, else a nats-server
-started here. BENCH_FANOUT_WRITES (default 300), BENCH_FANOUT_WATCHERS (default 1000).
+The client is two processes: the writer (aiohttp), and the watchers, each a bare asyncio
+protocol (uvloop) that does the handshake and reads frames itself, so that reading 1,000
+messages a write costs little and does not delay the writer's reading of its 201. Both
+take their times from time.perf_counter (CLOCK_MONOTONIC, one clock for all processes).
+Their CPU over the measured writes is printed (as cores), with the servers'. The broker is
+EVENTS_BROKER, else nats://127.0.0.1:4222, else a nats-server started here.
+BENCH_FANOUT_WRITES (default 300), BENCH_FANOUT_WATCHERS (default 1000).
 Usage: python -m bench.fanout_bench [listen|nats]
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import multiprocessing
 import os
 import resource
 import shutil
@@ -31,6 +33,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
@@ -56,29 +59,23 @@ WRITES = int(os.environ.get("BENCH_FANOUT_WRITES", "300"))
 WARMUP = 10  # writes not counted: the caches and the connections settle
 CONNECT_AT_ONCE = 100
 DELIVERY_TIMEOUT = 10.0
+PACE = 0.1  # seconds from one write to the next (every delivery is done well before)
 GOAL = 2.0
 
 
 class Arrivals:
-    """When each watcher got each seq (time.perf_counter), and who is still waiting."""
+    """When each watcher got each seq (time.perf_counter)."""
 
     def __init__(self, watchers: int) -> None:
         self.watchers = watchers
         self.at: dict[int, list[tuple[int, float]]] = {}  # seq -> [(instance, when)]
-        self.waiting: dict[int, asyncio.Future[None]] = {}
         self.unexpected: list[bytes] = []
 
-    def expect(self, seq: int) -> asyncio.Future[None]:
-        fut = self.waiting[seq] = asyncio.get_running_loop().create_future()
-        return fut
-
     def got(self, seq: int, instance: int, now: float) -> None:
-        arrived = self.at.setdefault(seq, [])
-        arrived.append((instance, now))
-        if len(arrived) == self.watchers:
-            fut = self.waiting.pop(seq, None)
-            if fut is not None and not fut.done():
-                fut.set_result(None)
+        self.at.setdefault(seq, []).append((instance, now))
+
+    def complete(self, seqs: list[int]) -> bool:
+        return all(len(self.at.get(seq, ())) == self.watchers for seq in seqs)
 
 
 class Watcher(asyncio.Protocol):
@@ -170,7 +167,8 @@ class Run:
     deliveries: list[tuple[int, float]] = field(default_factory=list)
     last: list[float] = field(default_factory=list)  # the last watcher's, per write
     lost: int = 0
-    client_cpu: float = 0.0
+    client_cpu: float = 0.0  # the watchers' process
+    writer_cpu: float = 0.0  # the writer's process
     server_cpu: float = 0.0
     wall: float = 0.0
 
@@ -219,67 +217,95 @@ async def run_transport(server: str, transport: str, broker: str | None) -> Run:
         procs = [psutil.Process(p.pid) for p in services]
         procs += [c for p in procs for c in p.children(recursive=True)]
         base = f"http://127.0.0.1:{ports[0]}"
-        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        async with aiohttp.ClientSession() as session:
             async with session.post(f"{base}/v1/players", json={"name": "bench"}) as r:
-                headers = {"Authorization": f"Bearer {(await r.json())['token']}"}
+                token = (await r.json())["token"]
             async with session.post(
-                f"{base}/v1/games", headers=headers,
+                f"{base}/v1/games", headers={"Authorization": f"Bearer {token}"},
                 json={"variant": "freecell", "deal": 617, "autoplay": False},
             ) as r:
                 game = await r.json()
-            gid, version = game["id"], game["version"]
-            arrivals = Arrivals(WATCHERS)
-            path = f"/v1/games/{gid}/stream?after={version}"
-            for first in range(0, WATCHERS, CONNECT_AT_ONCE):
-                watchers += await asyncio.gather(*(
-                    watch(ports[i % INSTANCES], path, i % INSTANCES, arrivals)
-                    for i in range(first, min(WATCHERS, first + CONNECT_AT_ONCE))
-                ))  # fmt: skip
-            await asyncio.sleep(1.0)  # every instance has its feed and has read once
-            for i in range(WARMUP + WRITES):
-                if i == WARMUP:
-                    usage0 = resource.getrusage(resource.RUSAGE_SELF)
-                    servers0, wall0 = cpu_total(procs), time.perf_counter()
-                if i % 2 == 0:
-                    url, body = f"{base}/v1/games/{gid}/moves", {"from": "t1", "to": "c"}
-                else:
-                    url, body = f"{base}/v1/games/{gid}/undo", {}
-                body["expected_version"] = version
-                seq = version + 1
-                done = arrivals.expect(seq)
-                t0 = time.perf_counter()
-                async with session.post(url, json=body, headers=headers) as r:
-                    answer = orjson.loads(await r.read())
-                t1 = time.perf_counter()
-                if r.status != 201:
-                    raise RuntimeError(f"write answered {r.status}: {answer}")
-                version = answer["game"]["version"]
-                try:
-                    await asyncio.wait_for(done, DELIVERY_TIMEOUT)
-                except TimeoutError:
-                    if i >= WARMUP:
-                        run.lost += WATCHERS - len(arrivals.at.get(seq, []))
-                arrived = arrivals.at.pop(seq, [])
-                if i < WARMUP:
-                    continue
-                run.writes.append(t1 - t0)
-                run.deliveries += [(inst, at - t1) for inst, at in arrived]
-                if len(arrived) == WATCHERS:
-                    run.last.append(max(at for _, at in arrived) - t1)
-            usage1 = resource.getrusage(resource.RUSAGE_SELF)
-            run.wall = time.perf_counter() - wall0
-            run.server_cpu = cpu_total(procs) - servers0
-            run.client_cpu = (usage1.ru_utime - usage0.ru_utime) + (
-                usage1.ru_stime - usage0.ru_stime
+        gid, version = game["id"], game["version"]
+        arrivals = Arrivals(WATCHERS)
+        path = f"/v1/games/{gid}/stream?after={version}"
+        for first in range(0, WATCHERS, CONNECT_AT_ONCE):
+            watchers += await asyncio.gather(*(
+                watch(ports[i % INSTANCES], path, i % INSTANCES, arrivals)
+                for i in range(first, min(WATCHERS, first + CONNECT_AT_ONCE))
+            ))  # fmt: skip
+        await asyncio.sleep(1.0)  # every instance has its feed and has read once
+        usage0 = resource.getrusage(resource.RUSAGE_SELF)
+        servers0, wall0 = cpu_total(procs), time.perf_counter()
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            writes, writer_cpu = await asyncio.get_running_loop().run_in_executor(
+                pool, writer, base, gid, token, version, WARMUP + WRITES
             )
-            if arrivals.unexpected:
-                print(f"  unexpected messages: {arrivals.unexpected[:3]!r}")
+        deadline = time.monotonic() + DELIVERY_TIMEOUT
+        while not arrivals.complete([w[0] for w in writes]) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        usage1 = resource.getrusage(resource.RUSAGE_SELF)
+        run.wall = time.perf_counter() - wall0
+        run.server_cpu = cpu_total(procs) - servers0
+        run.client_cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
+        run.writer_cpu = writer_cpu
+        for seq, t0, t1 in writes[WARMUP:]:
+            arrived = arrivals.at.get(seq, [])
+            run.writes.append(t1 - t0)
+            run.deliveries += [(inst, at - t1) for inst, at in arrived]
+            run.lost += WATCHERS - len(arrived)
+            if len(arrived) == WATCHERS:
+                run.last.append(max(at for _, at in arrived) - t1)
+        if arrivals.unexpected:
+            print(f"  unexpected messages: {arrivals.unexpected[:3]!r}")
     finally:
         for w in watchers:
             w.close()
         for proc in services:
             stop_process(proc)
     return run
+
+
+def writer(base: str, gid: str, token: str, version: int, count: int) -> tuple[
+    list[tuple[int, float, float]], float
+]:
+    """The writer, in a process of its own (so that the watchers' reading does not delay
+    its reading of the 201): one write every PACE seconds, each its (seq, sent, 201 read)
+    on time.perf_counter (CLOCK_MONOTONIC: one clock for every process); and its CPU."""
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+
+    async def run() -> list[tuple[int, float, float]]:
+        done: list[tuple[int, float, float]] = []
+        headers = {"Authorization": f"Bearer {token}"}
+        v = version
+        async with aiohttp.ClientSession() as session:
+            next_at = time.perf_counter()
+            for i in range(count):
+                if i % 2 == 0:
+                    url, body = f"{base}/v1/games/{gid}/moves", {"from": "t1", "to": "c"}
+                else:
+                    url, body = f"{base}/v1/games/{gid}/undo", {}
+                body["expected_version"] = v
+                t0 = time.perf_counter()
+                async with session.post(url, json=body, headers=headers) as r:
+                    answer = orjson.loads(await r.read())
+                t1 = time.perf_counter()
+                if r.status != 201:
+                    raise RuntimeError(f"write answered {r.status}: {answer}")
+                v = answer["game"]["version"]
+                done.append((v, t0, t1))
+                next_at += PACE
+                await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        return done
+
+    usage0 = resource.getrusage(resource.RUSAGE_SELF)
+    done = asyncio.run(run())
+    usage1 = resource.getrusage(resource.RUSAGE_SELF)
+    return done, (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
 
 
 def ms(seconds: float) -> str:
@@ -298,9 +324,9 @@ def report(run: Run) -> None:
         d50, d99 = percentile(values, 0.5), percentile(values, 0.99)
         print(f"  {name:<18} p50 {ms(d50)} ms  p99 {ms(d99)} ms   p99 / write p99 "
               f"{d99 / w99:5.2f}")
-    print(f"  CPU over {run.wall:.1f} s: client {run.client_cpu / run.wall:.2f} cores, the "
-          f"four instances {run.server_cpu / run.wall:.2f} cores (PostgreSQL and the broker "
-          "not counted)")
+    print(f"  CPU over {run.wall:.1f} s: watchers' client {run.client_cpu / run.wall:.2f} cores, "
+          f"writer {run.writer_cpu / run.wall:.2f}, the four instances "
+          f"{run.server_cpu / run.wall:.2f} (PostgreSQL and the broker not counted)")
 
 
 async def main(which: list[str]) -> int:
