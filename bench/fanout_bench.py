@@ -169,6 +169,7 @@ class Run:
     lost: int = 0
     client_cpu: float = 0.0  # the watchers' process
     writer_cpu: float = 0.0  # the writer's process
+    served: dict[str, float] = field(default_factory=dict)  # the server's side of the writes
     server_cpu: float = 0.0
     wall: float = 0.0
 
@@ -240,6 +241,8 @@ async def run_transport(server: str, transport: str, broker: str | None) -> Run:
             writes, writer_cpu = await asyncio.get_running_loop().run_in_executor(
                 pool, writer, base, gid, token, version, WARMUP + WRITES
             )
+        async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as r:
+            run.served = served_within(await r.text())
         deadline = time.monotonic() + DELIVERY_TIMEOUT
         while not arrivals.complete([w[0] for w in writes]) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
@@ -263,6 +266,24 @@ async def run_transport(server: str, transport: str, broker: str | None) -> Run:
         for proc in services:
             stop_process(proc)
     return run
+
+
+SERVED_WITHIN = ("0.005", "0.01", "0.025", "0.05")
+
+
+def served_within(metrics: str) -> dict[str, float]:
+    """From the writer's instance's latency histogram (its handlers' time, before the
+    answer goes out): the share of its moves and undos served within each bound (s)."""
+    counts: dict[str, float] = {}
+    for line in metrics.splitlines():
+        if not line.startswith("solitaire_http_request_seconds_bucket{") or 'method="POST"' \
+                not in line or not ('/moves"' in line or '/undo"' in line):  # fmt: skip
+            continue
+        labels, _, value = line.rpartition(" ")
+        le = labels.split('le="', 1)[1].split('"', 1)[0]
+        counts[le] = counts.get(le, 0.0) + float(value)
+    total = counts.get("+Inf", 0.0)
+    return {le: counts.get(le, 0.0) / total for le in SERVED_WITHIN} if total else {}
 
 
 def writer(base: str, gid: str, token: str, version: int, count: int) -> tuple[
@@ -324,6 +345,9 @@ def report(run: Run) -> None:
         d50, d99 = percentile(values, 0.5), percentile(values, 0.99)
         print(f"  {name:<18} p50 {ms(d50)} ms  p99 {ms(d99)} ms   p99 / write p99 "
               f"{d99 / w99:5.2f}")
+    if run.served:
+        shares = ", ".join(f"{float(le) * 1e3:g} ms {x:.1%}" for le, x in run.served.items())
+        print(f"  writes served by the instance's handler within {shares}")
     print(f"  CPU over {run.wall:.1f} s: watchers' client {run.client_cpu / run.wall:.2f} cores, "
           f"writer {run.writer_cpu / run.wall:.2f}, the four instances "
           f"{run.server_cpu / run.wall:.2f} (PostgreSQL and the broker not counted)")
