@@ -379,6 +379,9 @@ class StreamHub:
                     reconnect_time_wait=self.retry_first, connect_timeout=5,
                     reconnected_cb=back, disconnected_cb=gone,
                     allow_reconnect=True,
+                    # this instance woke its own feeds at the commit: its own publishes
+                    # coming back would only wake them again, for a read that finds nothing
+                    no_echo=True,
                 )  # fmt: skip
             except asyncio.CancelledError:
                 raise
