@@ -2,10 +2,11 @@
 
     python -m bench            all of them
     python -m bench wrk ...    only those named (engine, wrk, move, stream, leaderboard,
-                               solver, analysis, client, race, pooler); wrk is the move
-                               endpoint under wrk, client a phone app's batch and 304, race
-                               a race of 100 watched live, pooler the service directly on
-                               PostgreSQL and behind pgbouncer
+                               solver, analysis, client, race, fanout, pooler); wrk is the
+                               move endpoint under wrk, client a phone app's batch and 304,
+                               race a race of 100 watched live, fanout 1,000 watchers over
+                               four instances through LISTEN/NOTIFY and through NATS, pooler
+                               the service directly on PostgreSQL and behind pgbouncer
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .common import PYTHON, ROOT, database_url
 
 BENCHES = [
     "engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis", "client", "race",
+    "fanout",
     "pooler",
 ]
 

@@ -207,6 +207,8 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     )
     app[HUB_KEY] = hub
     app[BACKEND_KEY].committed = hub.committed
+    app[BACKEND_KEY].race_committed = hub.race_committed
+    hub.on_race = app[BACKEND_KEY].wake_race_feed
     await hub.start()
     yield
     await hub.stop()

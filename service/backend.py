@@ -116,6 +116,9 @@ class Backend:
     # the race feeds of this instance, by race (service/handlers/races.py): a commit to a
     # race's game wakes its feed (which also polls the log for other instances' writes)
     race_feeds: dict[uuid.UUID, Any] = field(default_factory=dict)
+    # told the race after every commit of this instance to the race's log: the live-event
+    # hub passes it on to the other instances (LISTEN/NOTIFY or the broker)
+    race_committed: Callable[[uuid.UUID], None] = field(default=lambda _race: None)
     locks: dict[uuid.UUID, asyncio.Lock] = field(default_factory=dict)
 
     def lock_for(self, game_id: uuid.UUID) -> asyncio.Lock:
@@ -127,7 +130,13 @@ class Backend:
         return lock
 
     def wake_race(self, race_id: uuid.UUID) -> None:
-        """A write to one of the race's games committed here: its feed reads now."""
+        """The race's log grew by a commit of this instance: its feed here reads now, and
+        the other instances are told (their feeds read when told, or at their next poll)."""
+        self.wake_race_feed(race_id)
+        self.race_committed(race_id)
+
+    def wake_race_feed(self, race_id: uuid.UUID) -> None:
+        """The race's feed on this instance, if any, reads the log now."""
         feed = self.race_feeds.get(race_id)
         if feed is not None:
             feed.wake.set()

@@ -90,6 +90,7 @@ async def join_race(backend: Backend, race_id: uuid.UUID, player: Player) -> dic
         raise NotFound(f"there is no race with id {race_id}")
     if outcome in JOIN_REFUSALS:
         raise Conflict(JOIN_REFUSALS[outcome])
+    backend.wake_race(race_id)  # PlayerJoined, unless the player was in already
     return await get_race(backend, race_id)
 
 
@@ -97,9 +98,11 @@ async def settle(backend: Backend, race_id: uuid.UUID) -> dict[str, Any]:
     """The race's row, after starting or ending it when its time has come."""
     race = await _race_row(backend, race_id)
     if race["start_due"]:
-        await _start(backend, race)
+        if await _start(backend, race):
+            backend.wake_race(race_id)
     elif race["end_due"]:
-        await _end(backend, race_id)
+        if await _end(backend, race_id):
+            backend.wake_race(race_id)
     else:
         return race
     return await _race_row(backend, race_id)

@@ -6,6 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
+import socket
+import subprocess
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -131,6 +135,61 @@ def pytest_sessionfinish() -> None:
     for pooler in _POOLERS.values():
         pooler.stop()
     _POOLERS.clear()
+
+
+class NatsServer:
+    """A nats-server of the tests' own (Debian's package) on a free port."""
+
+    def __init__(self) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"nats://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["nats-server", "-a", "127.0.0.1", "-p", str(self.port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            if time.monotonic() > deadline:
+                raise AssertionError("nats-server did not start")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def nats_url() -> Iterator[str]:
+    """The broker of the tests that run through NATS: EVENTS_BROKER when set (the whole
+    suite then runs through it), else a nats-server of this session's own."""
+    url = os.environ.get("EVENTS_BROKER")
+    if url:
+        yield url
+        return
+    if shutil.which("nats-server") is None:
+        pytest.skip("nats-server (Debian: nats-server) is needed")
+    server = NatsServer()
+    server.start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(params=["listen", "nats"])
+def transport(request: pytest.FixtureRequest) -> dict[str, object]:
+    """The settings of the live events' wake-ups, once for each transport: PostgreSQL's
+    LISTEN/NOTIFY, and NATS (EVENTS_BROKER)."""
+    if request.param == "listen":
+        return {"events_broker": None}
+    return {"events_broker": request.getfixturevalue("nats_url")}
 
 
 def make_settings(db_url: str, **overrides: object):  # type: ignore[no-untyped-def]

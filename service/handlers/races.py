@@ -2,10 +2,11 @@
 
 The stream is a WebSocket like a game's: the race's events with seq > after, in order,
 with no gap and no duplicate, from any instance. A socket reads its backlog itself, then
-gets what one reader per race on this instance (a feed) reads: the feed is woken by this
-instance's commits to the race's games and reads the log every RACE_POLL_S seconds for
-what other instances and the clock write; the log is the truth, so a reconnect with
-?after= its last seq loses nothing and repeats nothing.
+gets what one reader per race on this instance (a feed) reads: the feed is woken by every
+commit to the race's log, this instance's at once and the other instances' through the live
+events' wake-ups (LISTEN/NOTIFY or the broker: service/stream.py), and reads the log every
+RACE_POLL_S seconds besides, in case a wake-up was lost; the log is the truth, so a
+reconnect with ?after= its last seq loses nothing and repeats nothing.
 """
 
 from __future__ import annotations
@@ -83,8 +84,8 @@ class _Watcher:
 
 class _Feed:
     """One reader of a race's log for every socket of the race on this instance: woken by
-    this instance's commits to the race's games (Backend.wake_race), and every RACE_POLL_S
-    seconds for what other instances and the clock write."""
+    the commits to the race's log (Backend.wake_race here, StreamHub.on_race for the other
+    instances'), and every RACE_POLL_S seconds in case a wake-up was lost."""
 
     def __init__(self) -> None:
         self.watchers: set[_Watcher] = set()

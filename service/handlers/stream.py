@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections.abc import Callable
 
 import orjson
 from aiohttp import web
@@ -61,6 +62,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
             raise NotFound(f"there is no game with id {gid}")
         await ws.prepare(request)
         _small_buffers(request)
+        sub.direct = _direct_writer(request, ws)
         await _serve(request, ws, sub, store, backlog)
     finally:
         hub.unsubscribe(sub)
@@ -116,6 +118,23 @@ def _small_buffers(request: web.Request) -> None:
     if sock is not None:
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WRITE_BUFFER)
+
+
+def _direct_writer(request: web.Request, ws: web.WebSocketResponse) -> Callable[[bytes], bool]:
+    """Frames straight to the socket (the hub's fast path for a subscriber whose handler is
+    idle): only while the socket is open and its buffer under WRITE_BUFFER; otherwise
+    False, and the events go through the subscriber's queue and send_str, which waits for
+    room (so a stuck client still overflows its queue)."""
+
+    def write(data: bytes) -> bool:
+        transport = request.transport
+        if (ws.closed or transport is None or transport.is_closing()
+                or transport.get_write_buffer_size() > WRITE_BUFFER):  # fmt: skip
+            return False
+        transport.write(data)
+        return True
+
+    return write
 
 
 async def _send(

@@ -9,6 +9,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
+import aiohttp
 import asyncpg
 
 from service.verify import verify
@@ -29,12 +30,12 @@ async def fetch(db_url: str, sql: str, *args: Any) -> Any:
 
 
 async def test_three_racers_on_two_instances_one_wins_one_abandons_one_idles(
-    db_url: str,
+    db_url: str, transport: dict[str, Any]
 ) -> None:
     deal, line = shortest("freecell")
     # a race's minute lasts 4 s here; each instance looks for due races every 0.2 s
-    a = instance(db_url, race_minute_s=4.0, race_tick_s=0.2)
-    b = instance(db_url, race_minute_s=4.0, race_tick_s=0.2)
+    a = instance(db_url, race_minute_s=4.0, race_tick_s=0.2, **transport)
+    b = instance(db_url, race_minute_s=4.0, race_tick_s=0.2, **transport)
     async with a, b:
         ada, bob, cy = [await new_player(a, n) for n in ("ada", "bob", "cy")]
         race = await new_race(a, ada, deal=deal, autoplay=False, max_minutes=1)
@@ -84,6 +85,53 @@ async def test_three_racers_on_two_instances_one_wins_one_abandons_one_idles(
         await call(a, "POST", f"/v1/games/{games['cy']}/moves", cy, line[0].to_dict(), 409)
     report = await verify(db_url, min_median_move_ms=0)
     assert report.ok, [str(d) for d in report.differences]
+
+
+async def next_of(ws: aiohttp.ClientWebSocketResponse, kind: str) -> dict[str, Any]:
+    """The next message of the race's stream of that type, within WAKE seconds."""
+    async with asyncio.timeout(WAKE):
+        while True:
+            msg: dict[str, Any] = await ws.receive_json()
+            if msg["type"] == kind:
+                return msg
+
+
+WAKE = 2.0
+
+
+async def test_the_other_instance_s_race_stream_is_told_not_polled(
+    db_url: str, transport: dict[str, Any]
+) -> None:
+    """With the race streams' poll out of the way (an hour), a socket on B still gets what
+    A writes to the race at once: the join, the start, every move's Progress and the
+    winner's PlayerFinished come to B by the live events' wake-ups (LISTEN/NOTIFY, or the
+    broker), like a game's."""
+    deal, line = shortest("freecell")
+    a = instance(db_url, race_poll_s=3600, race_tick_s=0.2, **transport)
+    b = instance(db_url, race_poll_s=3600, race_tick_s=3600, **transport)  # A starts it
+    async with a, b:
+        ada, bob = await new_player(a, "ada"), await new_player(a, "bob")
+        race = await new_race(a, ada, deal=deal, autoplay=False, max_minutes=1)
+        rid = race["id"]
+        ws = await b.ws_connect(f"/v1/races/{rid}/stream")
+        assert [(await ws.receive_json())["type"] for _ in range(2)] == [
+            "RaceCreated", "PlayerJoined"
+        ]
+        await call(a, "POST", f"/v1/races/{rid}/join", bob)
+        joined = await next_of(ws, "PlayerJoined")
+        assert joined["data"]["player"] == bob["id"]
+        await until(race["starts_at"])
+        started = await next_of(ws, "RaceStarted")  # A's clock started it
+        game = {p["player"]: p["game_id"] for p in started["data"]["players"]}[ada["id"]]
+        for k, move in enumerate(line, start=1):
+            answer = await call(a, "POST", f"/v1/games/{game}/moves", ada, move.to_dict(), 201)
+            progress = await next_of(ws, "Progress")
+            assert (progress["data"]["player"], progress["data"]["moves"]) == (ada["id"], k)
+            if answer["game"]["status"] == "won":
+                break
+        finished = await next_of(ws, "PlayerFinished")
+        assert (finished["data"]["player"], finished["data"]["status"]) == (ada["id"], "won")
+        await ws.close()
 
 
 async def test_start_and_end_happen_once_under_concurrent_requests(db_url: str) -> None:

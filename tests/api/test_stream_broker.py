@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import random
 import shutil
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 
@@ -16,6 +14,7 @@ import pytest
 
 from service.keys import HUB_KEY
 
+from ..conftest import NatsServer
 from .helpers import new_game, new_player
 from .test_stream import as_json, events_of, instances, receive, wait_for, write
 
@@ -23,65 +22,20 @@ pytestmark = pytest.mark.skipif(
     shutil.which("nats-server") is None, reason="nats-server (Debian: nats-server) is needed"
 )
 
-
-class Broker:
-    def __init__(self) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"nats://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            ["nats-server", "-a", "127.0.0.1", "-p", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 10
-        while True:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            if time.monotonic() > deadline:
-                raise AssertionError("nats-server did not start")
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
+# Delivery through the broker, with the sweep out of the way, is tested with the other
+# delivery tests (test_stream.py and test_race_instances.py, once for each transport).
 
 
 @pytest.fixture
-def broker() -> Iterator[Broker]:
-    b = Broker()
+def broker() -> Iterator[NatsServer]:
+    b = NatsServer()
     b.start()
     yield b
     b.stop()
 
 
-async def test_another_instance_is_woken_through_the_broker(db_url: str, broker: Broker) -> None:
-    """With the sweep out of the way, B's subscriber sees A's moves at once: the broker
-    carried the wake-up."""
-    settings = {"ws_sweep": 3600, "events_broker": broker.url}
-    async with instances(db_url, settings, settings) as (a, b):
-        assert all(c.app[HUB_KEY].listening.is_set() for c in (a, b))
-        ada = await new_player(a)
-        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
-        wb = await b.ws_connect(f"/v1/games/{gid}/stream")
-        assert len(await receive(wb, 1)) == 1
-        rng = random.Random(9)
-        for _ in range(5):
-            answer = await write(a, ada, gid, rng)
-            started = time.monotonic()
-            got = await receive(wb, len(answer["events"]))
-            assert [m["seq"] for m in got] == [e["seq"] for e in answer["events"]]
-            assert time.monotonic() - started < 2.0
-        await wb.close()
-
-
 async def test_a_broker_outage_delays_events_and_loses_none(
-    db_url: str, broker: Broker
+    db_url: str, broker: NatsServer
 ) -> None:
     settings = {"ws_sweep": 0.5, "events_broker": broker.url}
     async with instances(db_url, settings, settings) as (a, b):
