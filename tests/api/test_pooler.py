@@ -36,7 +36,6 @@ from .test_leaderboards import shortest
 from .test_race_flow import test_a_race_from_creation_to_ranking as race_flow
 from .test_records import instance
 from .test_stream import as_json, events_of, instances, receive, write
-from .test_stream_broker import Broker, broker  # noqa: F401  (a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -236,12 +235,12 @@ async def test_live_events_reach_another_instance(db_url: str, pooler: Pgbouncer
 @pytest.mark.skipif(shutil.which("nats-server") is None,
                     reason="nats-server (Debian: nats-server) is needed")
 async def test_live_events_through_the_broker_with_no_direct_connection(
-    db_url: str, pooler: Pgbouncer, broker: Broker,  # noqa: F811
+    db_url: str, pooler: Pgbouncer, nats_url: str,
 ) -> None:
     """With EVENTS_BROKER, nothing of the service's is direct: B's watcher still sees
     A's moves at once."""
     settings = through(pooler, db_url, ws_sweep=3600, listen_database_url=None,
-                       events_broker=broker.url)  # fmt: skip
+                       events_broker=nats_url)  # fmt: skip
     async with instances(db_url, settings, settings) as (a, b):
         assert all(c.app[HUB_KEY].listening.is_set() for c in (a, b))
         ada = await new_player(a)
