@@ -21,7 +21,7 @@ WORKDIR /app
 COPY alembic.ini openapi.yaml ./
 COPY migrations migrations
 USER solitaire
-# WORKERS: service processes sharing the port (unset: one per core, at most 4)
+# WORKERS: service processes sharing the port (unset: one per core, per two when the database is local, at most 4)
 ENV HOST=0.0.0.0 PORT=8080
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \

@@ -222,7 +222,9 @@ async def measure(workers: int | None, folder: Path) -> list[tuple[float, float,
 
 
 def label(workers: int | None) -> str:
-    return str(workers) if workers is not None else f"unset ({default_workers()})"
+    if workers is not None:
+        return str(workers)
+    return f"unset ({default_workers(os.environ.get('DATABASE_URL'))})"
 
 
 def median(values: list[float]) -> float:

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return verify(url, settings.min_median_move_ms, pooler=settings.pooled)
     settings = settings.model_copy(update={"database_url": url})
-    workers = settings.workers or default_workers()
+    workers = settings.workers or default_workers(url)
     print(f"serving on http://{settings.host}:{settings.port} with {workers} worker"
           f"{'s' if workers > 1 else ''}", file=sys.stderr, flush=True)  # fmt: skip
     if workers == 1:

@@ -78,7 +78,8 @@ class Settings(BaseSettings):
     # opening (and the day's deal) is searched at once in the background
     hint_budget_seconds: float = 2.0
     solver_workers: int = 1
-    # service processes sharing the port (SO_REUSEPORT); unset: one per core, at most 4
+    # service processes sharing the port (SO_REUSEPORT); unset: one per core (per two
+    # cores when PostgreSQL runs on this machine), at most 4
     workers: int | None = Field(default=None, ge=1, le=64)
     solver_cache: int = 50_000
     solver_library: bool = True

@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 import time
+from urllib.parse import parse_qs, urlsplit
 
 from aiohttp import web
 
@@ -23,13 +24,28 @@ log = logging.getLogger("service")
 # the most workers by default: each holds a pool of POOL_MAX connections, and four pools
 # with their listeners stay well inside PostgreSQL's default max_connections (100)
 MAX_DEFAULT_WORKERS = 4
+LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})
 
 
-def default_workers() -> int:
-    """What fits the machine: a service process per core, at most MAX_DEFAULT_WORKERS.
-    On a 2-core machine that also runs PostgreSQL, two workers measured best (README,
-    "Speed, workers and the image"); the workers share their rate counters."""
+def database_is_local(database_url: str | None) -> bool:
+    """Whether PostgreSQL runs on this machine: the embedded server (no DATABASE_URL), a
+    Unix socket, or a loopback address."""
+    if not database_url:
+        return True
+    parts = urlsplit(database_url)
+    host = parts.hostname or ""
+    query_host = parse_qs(parts.query).get("host", [""])[0]
+    return host in LOCAL_HOSTS and (not query_host or query_host.startswith("/"))
+
+
+def default_workers(database_url: str | None = None) -> int:
+    """What fits the machine: a service process per core, or per two cores when PostgreSQL
+    runs on the same machine (it needs the other half: on a 2-core machine one worker beat
+    two under wrk, README "Speed, workers and the image"); at least one, at most
+    MAX_DEFAULT_WORKERS.  The workers share their rate counters."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if database_is_local(database_url):
+        cores //= 2
     return max(1, min(cores, MAX_DEFAULT_WORKERS))
 
 

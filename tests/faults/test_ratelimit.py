@@ -231,3 +231,18 @@ async def test_two_workers_count_one_client_together(db_url: str, tmp_path: Path
         assert not table.exists()  # the supervisor removes the table when it stops
     finally:
         svc.stop()
+
+
+def test_default_workers_leave_half_the_cores_to_a_local_database() -> None:
+    import os
+
+    from service.workers import MAX_DEFAULT_WORKERS, database_is_local, default_workers
+
+    assert database_is_local(None)  # the embedded server
+    assert database_is_local("postgresql://postgres@127.0.0.1:5432/postgres")
+    assert database_is_local("postgresql://u@localhost/x")
+    assert database_is_local("postgresql://u@/x?host=/run/postgresql")
+    assert not database_is_local("postgresql://u@db.example:5432/x")
+    cores = len(os.sched_getaffinity(0))
+    assert default_workers(None) == max(1, min(cores // 2, MAX_DEFAULT_WORKERS))
+    assert default_workers("postgresql://u@db.example/x") == max(1, min(cores, MAX_DEFAULT_WORKERS))
