@@ -107,6 +107,8 @@ def solver_name(by: str) -> str:
         tag, _, preset = by.partition("/")
         built = tag.partition("-")[2].partition("-")[2]  # fc-solve-<version>: another build
         library = f"Freecell Solver {built}'s library" if built else "Freecell Solver 5's library"
+        if preset == "finders":  # a deal they left unknown
+            return f"{library} (finders, no line)"
         return f"{library} ({preset or fcsolve.REFERENCE_PRESET})"
     return "an earlier table"
 
