@@ -13,11 +13,19 @@ ranges (``--first``/``--last``) may share the progress file, one per core.
 
 Solvers: FreeCell, Baker's Game and Beleaguered Castle use Freecell Solver's library with
 the atomic-moves preset ``crooked-nose`` (exact verdicts: its search covers every legal
-single-card move) up to ``--iterations``; Baker's Dozen (13 columns, which Freecell Solver
-does not take) uses the engine's solver up to ``--states``.  ``--ours`` uses the engine's
-solver for any game.  Every winning line is replayed through the rules before it counts.  Deals left
-unknown are tried again by the next run over the same range (``--heuristics`` gives that
-run another portfolio, which settles some of them).
+single-card move) up to ``--iterations``; Baker's Dozen (13 columns, more than the library is
+usually built for) uses the engine's solver up to ``--states``, or, with ``--library``, a
+build of the library that takes 13 stacks (its ``bakers_dozen`` game is our rule book's):
+
+    .venv/bin/python scripts/solve_deals.py bakers_dozen --library /path/to/libfreecell-solver.so \
+        --finders foss-nessy --finder-iterations 100000 --finder-seconds 0 --preset '' \
+        --minutes 60
+
+(Freecell Solver's source builds one with cmake, whose MAX_NUM_STACKS is 13 in its recent
+versions; a library that is not installed finds its presets through ``--presetrc``.)
+``--ours`` uses the engine's solver for any game.  Every winning line is replayed through
+the rules before it counts.  Deals left unknown are tried again by the next run over the same
+range (``--heuristics`` gives that run another portfolio, which settles some of them).
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
 listing deal numbers; every other deal in the checked range is solvable, and a deal outside
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -40,6 +49,8 @@ from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution, Weights, solv
 from service import fcsolve  # noqa: E402
 from service.deal_table import TABLE_DIR, DealTable, write_table  # noqa: E402
 
+DEBIAN_PRESETRC = "/usr/share/freecell-solver/presetrc"
+
 
 def verdict_of(
     pos: Position,
@@ -51,30 +62,55 @@ def verdict_of(
     heuristics: tuple[Weights, ...] | None = None,
     preset: str = fcsolve.REFERENCE_PRESET,
     finders: tuple[str, ...] = (),
-    finder_seconds: float = 3.0,
+    finder_seconds: float | None = 3.0,
+    finder_iterations: int | None = None,
+    tag: str = "fc-solve",
 ) -> tuple[str, str]:
+    """(verdict, which solver gave it); ``tag`` names the library in the latter."""
     solution: Solution | None = None
     how = "ours"
     if not ours and fcsolve.available():
         for finder in finders:  # presets that find wins fast but prove nothing
-            found = fcsolve.solve(pos, max_seconds=finder_seconds, preset=finder)
+            found = fcsolve.solve(
+                pos, max_seconds=finder_seconds, max_iterations=finder_iterations, preset=finder
+            )
             if found is not None and found.verdict == WINNABLE:
-                return WINNABLE, f"fc-solve/{finder}"
+                check_line(pos, found)
+                return WINNABLE, f"{tag}/{finder}"
         if not preset:
-            return UNKNOWN, "fc-solve/finders"
+            return UNKNOWN, f"{tag}/finders"
     if not ours and fcsolve.available() and preset:
         solution = fcsolve.solve(pos, max_iterations=iterations, max_seconds=seconds, preset=preset)
-        how = "fc-solve" if preset == fcsolve.REFERENCE_PRESET else f"fc-solve/{preset}"
+        how = tag if preset == fcsolve.REFERENCE_PRESET else f"{tag}/{preset}"
     if solution is None:
         solution = solve(pos, max_states=states, max_seconds=seconds, heuristics=heuristics)
         how = "ours"
     if solution.verdict == WINNABLE:
-        check = pos.copy()
-        for move in solution.moves or ():
-            check.play(move)
-        if not check.is_won:
-            raise AssertionError(f"a line that does not win: {pos!r}")
+        check_line(pos, solution)
     return solution.verdict, how
+
+
+def check_line(pos: Position, solution: Solution) -> None:
+    """Replay a winning line through the rules (raises if it does not win)."""
+    check = pos.copy()
+    for move in solution.moves or ():
+        check.play(move)
+    if not check.is_won:
+        raise AssertionError(f"a line that does not win: {pos!r}")
+
+
+def solver_name(by: str) -> str:
+    """The table header's name of the solver a progress line names."""
+    if by == "ours":
+        return "engine.solver"
+    if by.startswith("fc-solve"):
+        tag, _, preset = by.partition("/")
+        built = tag.partition("-")[2].partition("-")[2]  # fc-solve-<version>: another build
+        library = f"Freecell Solver {built}'s library" if built else "Freecell Solver 5's library"
+        if preset == "finders":  # a deal they left unknown
+            return f"{library} (finders, no line)"
+        return f"{library} ({preset or fcsolve.REFERENCE_PRESET})"
+    return "an earlier table"
 
 
 def read_progress(path: Path) -> tuple[dict[int, str], dict[int, str]]:
@@ -114,7 +150,13 @@ def main(argv: list[str] | None = None) -> None:
         "a winning line (their 'not solvable' proves nothing); --preset '' then skips the "
         "exact search",
     )
-    parser.add_argument("--finder-seconds", type=float, default=3.0)
+    parser.add_argument("--finder-seconds", type=float, default=3.0, help="0: no time limit")
+    parser.add_argument(
+        "--finder-iterations",
+        type=int,
+        default=None,
+        help="each finder's budget in the library's iterations (the same on a busy machine)",
+    )
     parser.add_argument("--progress", type=Path, default=None)
     parser.add_argument(
         "--heuristics",
@@ -122,8 +164,25 @@ def main(argv: list[str] | None = None) -> None:
         help="our solver's portfolio as JSON, e.g. [[2,4,2,0,0,0,2,-1]] (see engine.solver); "
         "a second run over the same range with another one settles some unknown deals",
     )
+    parser.add_argument(
+        "--library",
+        default=None,
+        help="another build of Freecell Solver's library (a file), e.g. one that takes the 13 "
+        "columns of Baker's Dozen",
+    )
+    parser.add_argument(
+        "--presetrc",
+        default=DEBIAN_PRESETRC,
+        help="the presets' list for --library's -l presets (FREECELL_SOLVER_PRESETRC)",
+    )
     parser.add_argument("--table-dir", type=Path, default=TABLE_DIR)
     args = parser.parse_args(argv)
+    tag = "fc-solve"
+    if args.library:
+        if args.presetrc:
+            os.environ.setdefault("FREECELL_SOLVER_PRESETRC", args.presetrc)
+        fcsolve.use_library(args.library)
+        tag = f"fc-solve-{fcsolve.version()}"
 
     variant = args.variant
     cls = VARIANTS[variant]
@@ -141,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
                 out.write(f"{deal}\t{done[deal]}\ttable\n")
     first = args.first or 1
     deadline = time.monotonic() + args.minutes * 60
-    ours = args.ours or variant not in fcsolve.GAMES
+    ours = args.ours or not fcsolve.plays(variant)
     heuristics = None
     if args.heuristics:
         heuristics = tuple(tuple(w) for w in json.loads(args.heuristics))
@@ -157,7 +216,8 @@ def main(argv: list[str] | None = None) -> None:
                 cls.deal(deal), ours=ours, states=args.states, iterations=args.iterations,
                 seconds=args.seconds, heuristics=heuristics, preset=args.preset,
                 finders=tuple(f for f in args.finders.split(",") if f),
-                finder_seconds=args.finder_seconds,
+                finder_seconds=args.finder_seconds or None,
+                finder_iterations=args.finder_iterations, tag=tag,
             )  # fmt: skip
             done[deal] = verdict
             out.write(f"{deal}\t{verdict}\t{how}\n")
@@ -170,13 +230,9 @@ def main(argv: list[str] | None = None) -> None:
     while checked + 1 in done:
         checked += 1
     verdicts = {d: v for d, v in done.items() if d <= checked}
-    names = {"fc-solve": "Freecell Solver 5's library (crooked-nose)", "ours": "engine.solver"}
     counts: dict[str, int] = {}
     for deal in verdicts:
-        by = solved_by.get(deal, "?")
-        name = names.get(by, "an earlier table")
-        if by.startswith("fc-solve/"):
-            name = f"Freecell Solver 5's library ({by.partition('/')[2]})"
+        name = solver_name(solved_by.get(deal, "?"))
         counts[name] = counts.get(name, 0) + 1
     how = "; ".join(f"{name} for {n} deals" for name, n in sorted(counts.items()))
     path = write_table(variant, verdicts, how, args.table_dir)

@@ -7,6 +7,11 @@ moves: ``toons-for-twenty-somethings`` by default, ``crooked-nose`` for the tabl
 search then covers every legal move, so "not solvable" means what it says.  Every line it
 returns is converted to engine moves and replayed through the rules before it is believed; a
 line the rules refuse counts as no answer.
+
+Baker's Dozen needs 13 columns, more than the library is usually built for (Debian's takes
+10): :func:`use_library` points this module at another build of it (the tables' script does,
+for its ``--library`` option), and :func:`plays` tells whether the library loaded takes a
+game.
 """
 
 from __future__ import annotations
@@ -27,6 +32,10 @@ GAMES: Final = {
     "bakers_game": "bakers_game",
     "beleaguered_castle": "beleaguered_castle",
 }
+# games only a library built with more stacks plays (Baker's Dozen: 13 columns).  The
+# library's bakers_dozen is our rule book's: no cells, 13 columns, a card on any card one rank
+# higher, one card per move, an empty column filled by nothing.
+WIDE_GAMES: Final = {"bakers_dozen": "bakers_dozen"}
 # atomic-moves presets: crooked-nose (the reference the tables and the bench use) and
 # toons-for-twenty-somethings, a little faster on most deals (the service's)
 REFERENCE_PRESET: Final = "crooked-nose"
@@ -57,6 +66,21 @@ class _FcsMove(ctypes.Structure):
 _lib: ctypes.CDLL | None = None
 _lib_checked = False
 _lock = threading.Lock()
+_library_path: str | None = None  # another build of the library (use_library)
+_plays: dict[str, bool] = {}
+
+
+def use_library(path: str | None) -> None:
+    """Load the library from the file ``path`` instead of the system's (None: the system's
+    again).  For scripts: the service always uses the system's.  A library that is not
+    installed finds its presets (``-l``) through the FREECELL_SOLVER_PRESETRC variable."""
+    global _library_path, _lib, _lib_checked
+    with _lock:
+        _library_path = path
+        _lib = None
+        _lib_checked = False
+        _instances.clear()
+        _plays.clear()
 
 
 def _load() -> ctypes.CDLL | None:
@@ -65,10 +89,13 @@ def _load() -> ctypes.CDLL | None:
         if _lib_checked:
             return _lib
         _lib_checked = True
-        names = list(LIBRARY_NAMES)
-        found = ctypes.util.find_library("freecell-solver")
-        if found:
-            names.append(found)
+        if _library_path is not None:
+            names = [_library_path]
+        else:
+            names = list(LIBRARY_NAMES)
+            found = ctypes.util.find_library("freecell-solver")
+            if found:
+                names.append(found)
         for name in names:
             try:
                 lib = ctypes.CDLL(name)
@@ -103,6 +130,29 @@ def _declare(lib: ctypes.CDLL) -> None:
 def available() -> bool:
     """Whether the library loads on this machine."""
     return _load() is not None
+
+
+def plays(variant: str) -> bool:
+    """Whether the library loaded plays ``variant`` (a game of :data:`WIDE_GAMES` only when
+    it was built with enough stacks)."""
+    lib = _load()
+    if lib is None:
+        return False
+    if variant in GAMES:
+        return True
+    game = WIDE_GAMES.get(variant)
+    if game is None:
+        return False
+    known = _plays.get(game)
+    if known is None:
+        with _lock:
+            try:
+                _instance(lib, game, "")
+                known = True
+            except ValueError:  # "exceeds the maximal number of stacks"
+                known = False
+        _plays[game] = known
+    return known
 
 
 def version() -> str | None:
@@ -190,6 +240,8 @@ def solve(
     """
     lib = _load()
     game = GAMES.get(position.name)
+    if game is None and position.name in WIDE_GAMES and plays(position.name):
+        game = WIDE_GAMES[position.name]
     if lib is None or game is None:
         return None
     started = time.perf_counter()

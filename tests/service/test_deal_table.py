@@ -60,11 +60,11 @@ def test_the_daily_deal_is_fixed_for_a_day_and_changes_with_it() -> None:
 
 
 # Baker's Dozen's table was made again for seed 002's deal (issue 13: stable partition,
-# kings first) by a first run of scripts/solve_deals.py with a small budget per deal; later
-# runs over the same range settle more of its unknown deals (the goal is fewer than 2 %).
-# Until then it is held to what the first run gives (21.7 % of 1-32000 unknown); the other
-# games' tables have at most 12 % unknown.
-MAX_UNKNOWN_SHARE = {"bakers_dozen": 0.25}
+# kings first) by scripts/solve_deals.py: the engine's solver with a small budget per deal,
+# then Freecell Solver built for 13 stacks (--library) on the deals left unknown; later runs
+# over the same range settle more of them (the goal is fewer than 2 %).  Until then it is
+# held to what it has (3.3 % unknown); the other games' tables have at most 12 % unknown.
+MAX_UNKNOWN_SHARE = {"bakers_dozen": 0.035}
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -79,18 +79,20 @@ def test_every_game_ships_a_table_of_deals_1_to_32000(variant: str) -> None:
 
 
 def test_the_bakers_dozen_table_is_for_the_seeds_deal() -> None:
-    """Its verdicts are for seed 002's layouts: a sample of the deals it calls solvable are
-    won by the solver, a deal past its range is not known, and random and daily deals come
-    from what it knows to be solvable."""
-    from engine.solver import WINNABLE, solve
+    """Its verdicts are for seed 002's layouts: of a sample of the deals it calls solvable the
+    engine's solver wins most and proves none unwinnable, a deal past its range is not known,
+    and random and daily deals come from what it knows to be solvable."""
+    from engine.solver import UNWINNABLE, WINNABLE, solve
 
     t = table("bakers_dozen")
     rng = random.Random(13)
     solvable = [d for d in rng.sample(range(1, t.checked + 1), 60) if t.solvable(d)][:8]
     assert len(solvable) == 8
-    for deal in solvable:
-        found = solve(VARIANTS["bakers_dozen"].deal(deal), max_seconds=20)
-        assert found.verdict == WINNABLE, deal
+    # some of its wins came from Freecell Solver after the engine's solver gave up: the
+    # engine may not find those in the time, but never proves one unwinnable
+    verdicts = [solve(VARIANTS["bakers_dozen"].deal(d), max_seconds=10).verdict for d in solvable]
+    assert UNWINNABLE not in verdicts
+    assert verdicts.count(WINNABLE) >= 6, dict(zip(solvable, verdicts, strict=True))
     assert t.solvable(t.checked + 1) is None
     for _ in range(50):
         deal = t.random_deal(rng)

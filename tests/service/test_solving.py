@@ -53,6 +53,20 @@ def test_the_library_adapter() -> None:
         assert all(m.count == 1 for m in found.moves or ())  # atomic moves only
 
 
+def test_another_build_of_the_library_for_bakers_dozen() -> None:
+    """Debian's library takes 10 columns, not Baker's Dozen's 13: the tables' script points
+    the adapter at another build (use_library), and without one Baker's Dozen is ours."""
+    assert not fcsolve.plays("bakers_dozen") or fcsolve.solve(VARIANTS["bakers_dozen"].deal(1))
+    assert fcsolve.plays("freecell") == fcsolve.available()
+    try:
+        fcsolve.use_library("/nonexistent/libfreecell-solver.so")
+        assert not fcsolve.available() and not fcsolve.plays("bakers_dozen")
+        assert fcsolve.solve(VARIANTS["bakers_dozen"].deal(1)) is None
+    finally:
+        fcsolve.use_library(None)
+    assert fcsolve.plays("freecell") == fcsolve.available()
+
+
 def test_a_worker_checks_the_line_and_describes_its_positions() -> None:
     pos = VARIANTS["freecell"].deal(3)
     verdict, texts, _, _, steps = search_board("freecell", pos.board_text(), 10.0, False)
