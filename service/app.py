@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import re
 import secrets
@@ -32,6 +33,7 @@ from .keys import (
     SOLVER_KEY,
     STREAMS_KEY,
 )
+from .logs import access_line
 from .metrics import Metrics
 from .players import purge_link_codes
 from .problems import problem_middleware
@@ -41,8 +43,15 @@ from .solving import Solver, make_pool
 from .store import EventStore, StoreError, create_pool
 from .stream import StreamHub
 
-access_log = logging.getLogger("service.access")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+# our own request ids: this process's random prefix and a count (16 hex digits), unique
+# without a call for random bytes per request
+_REQUEST_PREFIX = secrets.token_hex(4)
+_request_count = itertools.count()
+
+
+def new_request_id() -> str:
+    return f"{_REQUEST_PREFIX}{next(_request_count) & 0xFFFFFFFF:08x}"
 log = logging.getLogger("service")
 
 
@@ -92,7 +101,7 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
     # a client's id is taken only when it is a plain token: it goes into headers, logs and
     # error bodies, so anything else (spaces, quotes, control characters) gets a new one
     offered = request.headers.get("X-Request-Id", "")
-    request_id = offered if REQUEST_ID.fullmatch(offered) else secrets.token_hex(8)
+    request_id = offered if REQUEST_ID.fullmatch(offered) else new_request_id()
     request[REQUEST_ID_KEY] = request_id
     started = time.perf_counter()
     status = 500
@@ -110,7 +119,7 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
         route = info.canonical if info is not None else "unmatched"
         request.app[METRICS_KEY].observe_request(route, request.method, status, elapsed)
         if request.app[SETTINGS_KEY].log_requests:
-            access_log.info(
+            access_line(
                 orjson.dumps(
                     {
                         "request_id": request_id,
