@@ -142,7 +142,9 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
         )
         app[DSN_KEY] = url
         app[BACKEND_KEY] = Backend(
-            store=EventStore(pool, settings.db_timeout, settings.min_median_move_ms),
+            store=EventStore(
+                pool, settings.db_timeout, settings.min_median_move_ms, settings.write_lanes
+            ),
             games=GameCache(settings.cache_games),
             players=Lru(settings.cache_tokens),
             max_game_events=settings.max_game_events,

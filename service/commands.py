@@ -492,6 +492,7 @@ async def _record(
         request_hash=idem.request_hash if idem else None,
         http_status=201 if idem else None,
         response=_jsonable(template) if idem else None,
+        alone=live.race_id is not None,
     )
     if recorded.replayed is not None:
         assert idem is not None

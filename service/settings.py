@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     database_pooler: Literal["none", "transaction"] = "none"
     pool_min: int = 4
     pool_max: int = 16
+    # connections that carry writes at once; writes that find them all busy go together
+    # in one statement on the next one free (service/store.py, EventStore)
+    write_lanes: int = Field(default=4, ge=1)
     # seconds a request waits for the database before answering 503
     db_timeout: float = 5.0
     max_body_bytes: int = 64 * 1024

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import timedelta
 
@@ -120,3 +121,116 @@ async def test_times_come_from_the_database_and_a_finish_is_timed_there(
     assert ended.elapsed_ms == (ended.at - created.at) // timedelta(milliseconds=1) >= 0
     assert (kept.finished_at, kept.elapsed_ms) == (ended.finished_at, ended.elapsed_ms)
     assert [e.at for e in await store.read_events(gid)] == [created.at, ended.at, kept.at]
+
+
+# ---------------------------------------------------------------- writes in batches
+
+
+@pytest.fixture
+async def one_lane(db_url: str):  # type: ignore[no-untyped-def]
+    """A store with one write lane: writes that arrive together go in batches."""
+    pool = await create_pool(db_url, 1, 4)
+    yield EventStore(pool, write_lanes=1)
+    await pool.close()
+
+
+async def test_writes_that_wait_for_a_lane_go_together_each_with_its_answer(
+    one_lane: EventStore,
+) -> None:
+    store = one_lane
+    pid = await _player(store)
+    games = [uuid.uuid4() for _ in range(12)]
+    created = await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+    assert all(r.replayed is None and r.created_at is not None for r in created)
+    moved = await asyncio.gather(
+        *(store.record(**_args(g, pid, 2, 1 + i % 3, moves=7 + i)) for i, g in enumerate(games))
+    )
+    assert store.batched_writes >= 10  # all but the first of each round waited
+    for i, (g, r) in enumerate(zip(games, moved, strict=True)):
+        assert r.replayed is None and r.created_at == created[i].created_at
+        assert [e.seq for e in await store.read_events(g)] == list(range(1, 3 + i % 3))
+        assert [e.data["i"] for e in await store.read_events(g, after=1)] == [
+            2 + k for k in range(1 + i % 3)
+        ]
+    async with store.connection() as conn:
+        rows = await conn.fetch(
+            "SELECT id, version, moves FROM games WHERE id = ANY($1::uuid[])", games
+        )
+    projection = {r["id"]: (r["version"], r["moves"]) for r in rows}
+    assert projection == {g: (2 + i % 3, 7 + i) for i, g in enumerate(games)}
+
+
+async def test_a_collision_in_a_batch_fails_that_write_alone(one_lane: EventStore) -> None:
+    store = one_lane
+    pid = await _player(store)
+    games = [uuid.uuid4() for _ in range(8)]
+    await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+    # another instance took seq 2 of one game first
+    async with store.connection() as conn:
+        await conn.execute(
+            "INSERT INTO game_events (game_id, seq, type, data, at)"
+            " VALUES ($1, 2, 'CardMoved', '{}', now())",
+            games[3],
+        )
+    results = await asyncio.gather(
+        *(store.record(**_args(g, pid, 2, 1)) for g in games), return_exceptions=True
+    )
+    assert isinstance(results[3], VersionConflict)
+    assert all(not isinstance(r, BaseException) for i, r in enumerate(results) if i != 3)
+    for i, g in enumerate(games):
+        events = await store.read_events(g)
+        assert [e.seq for e in events] == [1, 2]
+        assert events[1].data == ({} if i == 3 else {"i": 2})
+
+
+async def test_keys_in_a_batch_record_once_and_replay(one_lane: EventStore) -> None:
+    store = one_lane
+    pid = await _player(store)
+    games = [uuid.uuid4() for _ in range(6)]
+    await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+
+    def keyed(i: int, g: uuid.UUID, seq: int) -> dict:  # type: ignore[type-arg]
+        return _args(g, pid, seq, 1, key=f"k{i}", request_hash=f"h{i}", http_status=201,
+                     response={"n": i, "text": "a [list] of \"quotes\""})  # fmt: skip
+
+    first = await asyncio.gather(*(store.record(**keyed(i, g, 2)) for i, g in enumerate(games)))
+    assert all(r.replayed is None for r in first)
+    again = await asyncio.gather(*(store.record(**keyed(i, g, 3)) for i, g in enumerate(games)))
+    for i, r in enumerate(again):
+        assert r.replayed is not None
+        assert (r.replayed.request_hash, r.replayed.status) == (f"h{i}", 201)
+        assert r.replayed.response == {"n": i, "text": "a [list] of \"quotes\""}
+    for g in games:  # the replays appended nothing
+        assert [e.seq for e in await store.read_events(g)] == [1, 2]
+
+
+async def test_a_write_given_up_while_it_waits_is_not_written(one_lane: EventStore) -> None:
+    store = one_lane
+    pid = await _player(store)
+    first, second = uuid.uuid4(), uuid.uuid4()
+    going = asyncio.ensure_future(store.record(**_args(first, pid, 1, 1)))
+    waiting = asyncio.ensure_future(store.record(**_args(second, pid, 1, 1)))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    await going
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await store.record(**_args(uuid.uuid4(), pid, 1, 1))  # the lane goes on
+    assert await store.read_events(second) == []
+
+
+async def test_a_write_the_database_refuses_in_a_batch_fails_alone(one_lane: EventStore) -> None:
+    store = one_lane
+    pid = await _player(store)
+    games = [uuid.uuid4() for _ in range(6)]
+    await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+    # a key without the answer to keep: idempotency_keys refuses the row (NOT NULL)
+    bad = _args(games[2], pid, 2, 1, key="k", request_hash="h")
+    results = await asyncio.gather(
+        *(store.record(**(bad if i == 2 else _args(g, pid, 2, 1))) for i, g in enumerate(games)),
+        return_exceptions=True,
+    )
+    assert isinstance(results[2], asyncpg.exceptions.NotNullViolationError)
+    assert all(not isinstance(r, BaseException) for i, r in enumerate(results) if i != 2)
+    for i, g in enumerate(games):
+        assert [e.seq for e in await store.read_events(g)] == ([1] if i == 2 else [1, 2])
