@@ -4,8 +4,8 @@
     .venv/bin/python scripts/solve_deals.py bakers_dozen --last 32000 --minutes 30 --states 30000
     .venv/bin/python scripts/solve_deals.py beleaguered_castle --finders sand-stone,video-editing \
         --finder-seconds 2 --seconds 25 --iterations 20000000 --minutes 120
-    .venv/bin/python scripts/solve_deals.py beleaguered_castle --prover --prover-mb 4096 \
-        --prover-seconds 300 --minutes 600 --progress /tmp/solve_deals/bc-prover.tsv
+    .venv/bin/python scripts/solve_deals.py beleaguered_castle --prover --prover-mb 512 \
+        --prover-states 40000000 --minutes 600 --progress /tmp/solve_deals/bc-prover.tsv
 
 Deals are solved in order from ``--first`` (default: where the table stops) and each verdict
 is appended to a progress file (``--progress``, default /tmp/solve_deals/<variant>.tsv), so
@@ -27,12 +27,13 @@ build of the library that takes 13 stacks (its ``bakers_dozen`` game is our rule
 versions; a library that is not installed finds its presets through ``--presetrc``.)
 ``--ours`` uses the engine's solver for any game.  ``--prover`` (Beleaguered Castle) uses
 scripts/bc_prove.c instead, an exhaustive depth-first search that keeps about 9 bytes a
-position (scripts/bc_prove.py compiles it with gcc), within ``--prover-mb`` megabytes and
-``--prover-seconds``: it says unsolvable only when it went through every reachable position;
-the progress file's fourth column holds its figures (positions, fingerprint comparisons,
-seconds).  Every winning line is replayed through the rules before it counts.  Deals left
-unknown are tried again by the next run over the same range (``--heuristics`` gives that run
-another portfolio, ``--prover-mb`` more memory, which settles some of them).
+position (scripts/bc_prove.py compiles it with gcc), within ``--prover-mb`` megabytes,
+``--prover-states`` positions and ``--prover-seconds``: it says unsolvable only when it went
+through every reachable position; the progress file's fourth column holds its figures
+(positions, fingerprint comparisons, seconds).  Every winning line is replayed through the
+rules before it counts.  Deals left unknown are tried again by the next run over the same
+range (``--heuristics`` gives that run another portfolio, ``--prover-mb`` more memory, which
+settles some of them).
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
 listing deal numbers; every other deal in the checked range is solvable, and a deal outside
@@ -127,11 +128,15 @@ PROVER_TAG = "bc-prove"
 
 
 def prover_verdict(
-    pos: Position, mb: float, seconds: float | None, exe: Path | None = None
+    pos: Position,
+    mb: float,
+    seconds: float | None,
+    exe: Path | None = None,
+    states: int | None = None,
 ) -> tuple[str, str, str]:
     """(verdict, which solver gave it, the prover's figures) from scripts/bc_prove.c (its
     winning line replayed through the rules)."""
-    found = bc_prove.prove(pos, mb=mb, seconds=seconds, exe=exe)
+    found = bc_prove.prove(pos, mb=mb, seconds=seconds, states=states, exe=exe)
     return found.verdict, PROVER_TAG, found.summary()
 
 
@@ -204,6 +209,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--prover-mb", type=float, default=1024, help="its memory, megabytes")
     parser.add_argument("--prover-seconds", type=float, default=0, help="per deal; 0: no limit")
+    parser.add_argument(
+        "--prover-states",
+        type=int,
+        default=0,
+        help="positions per deal; 0: as many as --prover-mb holds (a budget that does not "
+        "depend on how busy the machine is, unlike --prover-seconds)",
+    )
     parser.add_argument("--table-dir", type=Path, default=TABLE_DIR)
     args = parser.parse_args(argv)
     prover = None
@@ -249,8 +261,9 @@ def main(argv: list[str] | None = None) -> None:
             figures = ""
             if prover is not None:
                 verdict, how, figures = prover_verdict(
-                    cls.deal(deal), args.prover_mb, args.prover_seconds or None, prover
-                )
+                    cls.deal(deal), args.prover_mb, args.prover_seconds or None, prover,
+                    args.prover_states or None,
+                )  # fmt: skip
             else:
                 verdict, how = verdict_of(
                     cls.deal(deal), ours=ours, states=args.states, iterations=args.iterations,
