@@ -4,6 +4,8 @@
     .venv/bin/python scripts/solve_deals.py bakers_dozen --last 32000 --minutes 30 --states 30000
     .venv/bin/python scripts/solve_deals.py beleaguered_castle --finders sand-stone,video-editing \
         --finder-seconds 2 --seconds 25 --iterations 20000000 --minutes 120
+    .venv/bin/python scripts/solve_deals.py beleaguered_castle --prover --prover-mb 512 \
+        --prover-states 40000000 --minutes 600 --progress /tmp/solve_deals/bc-prover.tsv
 
 Deals are solved in order from ``--first`` (default: where the table stops) and each verdict
 is appended to a progress file (``--progress``, default /tmp/solve_deals/<variant>.tsv), so
@@ -23,9 +25,15 @@ build of the library that takes 13 stacks (its ``bakers_dozen`` game is our rule
 
 (Freecell Solver's source builds one with cmake, whose MAX_NUM_STACKS is 13 in its recent
 versions; a library that is not installed finds its presets through ``--presetrc``.)
-``--ours`` uses the engine's solver for any game.  Every winning line is replayed through
-the rules before it counts.  Deals left unknown are tried again by the next run over the same
-range (``--heuristics`` gives that run another portfolio, which settles some of them).
+``--ours`` uses the engine's solver for any game.  ``--prover`` (Beleaguered Castle) uses
+scripts/bc_prove.c instead, an exhaustive depth-first search that keeps about 9 bytes a
+position (scripts/bc_prove.py compiles it with gcc), within ``--prover-mb`` megabytes,
+``--prover-states`` positions and ``--prover-seconds``: it says unsolvable only when it went
+through every reachable position; the progress file's fourth column holds its figures
+(positions, fingerprint comparisons, seconds).  Every winning line is replayed through the
+rules before it counts.  Deals left unknown are tried again by the next run over the same
+range (``--heuristics`` gives that run another portfolio, ``--prover-mb`` more memory, which
+settles some of them).
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
 listing deal numbers; every other deal in the checked range is solvable, and a deal outside
@@ -46,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine import VARIANTS, Position  # noqa: E402
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution, Weights, solve  # noqa: E402
+from scripts import bc_prove  # noqa: E402
 from service import fcsolve  # noqa: E402
 from service.deal_table import TABLE_DIR, DealTable, write_table  # noqa: E402
 
@@ -103,6 +112,8 @@ def solver_name(by: str) -> str:
     """The table header's name of the solver a progress line names."""
     if by == "ours":
         return "engine.solver"
+    if by == PROVER_TAG:
+        return "scripts/bc_prove.c (exhaustive search)"
     if by.startswith("fc-solve"):
         tag, _, preset = by.partition("/")
         built = tag.partition("-")[2].partition("-")[2]  # fc-solve-<version>: another build
@@ -111,6 +122,22 @@ def solver_name(by: str) -> str:
             return f"{library} (finders, no line)"
         return f"{library} ({preset or fcsolve.REFERENCE_PRESET})"
     return "an earlier table"
+
+
+PROVER_TAG = "bc-prove"
+
+
+def prover_verdict(
+    pos: Position,
+    mb: float,
+    seconds: float | None,
+    exe: Path | None = None,
+    states: int | None = None,
+) -> tuple[str, str, str]:
+    """(verdict, which solver gave it, the prover's figures) from scripts/bc_prove.c (its
+    winning line replayed through the rules)."""
+    found = bc_prove.prove(pos, mb=mb, seconds=seconds, states=states, exe=exe)
+    return found.verdict, PROVER_TAG, found.summary()
 
 
 def read_progress(path: Path) -> tuple[dict[int, str], dict[int, str]]:
@@ -175,8 +202,27 @@ def main(argv: list[str] | None = None) -> None:
         default=DEBIAN_PRESETRC,
         help="the presets' list for --library's -l presets (FREECELL_SOLVER_PRESETRC)",
     )
+    parser.add_argument(
+        "--prover",
+        action="store_true",
+        help="Beleaguered Castle: settle deals with scripts/bc_prove.c's exhaustive search",
+    )
+    parser.add_argument("--prover-mb", type=float, default=1024, help="its memory, megabytes")
+    parser.add_argument("--prover-seconds", type=float, default=0, help="per deal; 0: no limit")
+    parser.add_argument(
+        "--prover-states",
+        type=int,
+        default=0,
+        help="positions per deal; 0: as many as --prover-mb holds (a budget that does not "
+        "depend on how busy the machine is, unlike --prover-seconds)",
+    )
     parser.add_argument("--table-dir", type=Path, default=TABLE_DIR)
     args = parser.parse_args(argv)
+    prover = None
+    if args.prover:
+        if args.variant != bc_prove.VARIANT:
+            parser.error("--prover plays Beleaguered Castle only")
+        prover = bc_prove.build()  # once: the run uses one version of the program
     tag = "fc-solve"
     if args.library:
         if args.presetrc:
@@ -212,15 +258,22 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             if time.monotonic() >= deadline:
                 break
-            verdict, how = verdict_of(
-                cls.deal(deal), ours=ours, states=args.states, iterations=args.iterations,
-                seconds=args.seconds, heuristics=heuristics, preset=args.preset,
-                finders=tuple(f for f in args.finders.split(",") if f),
-                finder_seconds=args.finder_seconds or None,
-                finder_iterations=args.finder_iterations, tag=tag,
-            )  # fmt: skip
+            figures = ""
+            if prover is not None:
+                verdict, how, figures = prover_verdict(
+                    cls.deal(deal), args.prover_mb, args.prover_seconds or None, prover,
+                    args.prover_states or None,
+                )  # fmt: skip
+            else:
+                verdict, how = verdict_of(
+                    cls.deal(deal), ours=ours, states=args.states, iterations=args.iterations,
+                    seconds=args.seconds, heuristics=heuristics, preset=args.preset,
+                    finders=tuple(f for f in args.finders.split(",") if f),
+                    finder_seconds=args.finder_seconds or None,
+                    finder_iterations=args.finder_iterations, tag=tag,
+                )  # fmt: skip
             done[deal] = verdict
-            out.write(f"{deal}\t{verdict}\t{how}\n")
+            out.write(f"{deal}\t{verdict}\t{how}" + (f"\t{figures}" if figures else "") + "\n")
             solved_by[deal] = how
             out.flush()
             count += 1

@@ -1,0 +1,179 @@
+"""Beleaguered Castle's exhaustive prover, scripts/bc_prove.c, from Python.
+
+    .venv/bin/python scripts/bc_prove.py 363 409 --mb 4096 --seconds 600
+
+:func:`build` compiles the C file with gcc into build/ (once per version of the source),
+:func:`prove` feeds it a position and reads its verdict: ``winnable`` with a line the engine
+has replayed to a win (never trusted otherwise), ``unwinnable`` when the search went through
+every reachable position without a win, ``unknown`` when its budget (memory, positions or
+seconds) ran out first.  The C file's comment says how it searches and what it prunes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from engine import VARIANTS, Move, Position  # noqa: E402
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE  # noqa: E402
+
+SOURCE = ROOT / "scripts" / "bc_prove.c"
+BUILD_DIR = ROOT / "build"
+VARIANT = "beleaguered_castle"
+_VERDICTS = {"solvable": WINNABLE, "unsolvable": UNWINNABLE, "unknown": UNKNOWN}
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The prover's answer for one position."""
+
+    verdict: str  # engine.solver's WINNABLE, UNWINNABLE or UNKNOWN
+    states: int  # distinct positions stored
+    comparisons: int  # fingerprint comparisons with stored entries
+    max_depth: int
+    seconds: float
+    moves: tuple[Move, ...] | None = None  # the winning line, replayed
+    reason: str | None = None  # why the search stopped when unknown
+
+    @property
+    def false_seen_bound(self) -> float:
+        """An upper bound on the chance that any position was wrongly taken for one already
+        seen (one chance in 2**64 a comparison): what could make ``unwinnable`` wrong."""
+        return self.comparisons / 2.0**64
+
+    def summary(self) -> str:
+        text = (
+            f"states={self.states} comparisons={self.comparisons} maxdepth={self.max_depth} "
+            f"seconds={self.seconds:.1f}"
+        )
+        if self.moves is not None:
+            text += f" moves={len(self.moves)}"
+        if self.reason:
+            text += f" reason={self.reason}"
+        return text
+
+
+def build(directory: Path = BUILD_DIR) -> Path:
+    """The compiled prover (gcc -O2), built on first use; RuntimeError without gcc."""
+    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]
+    exe = directory / f"bc_prove-{digest}"
+    if exe.exists():
+        return exe
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None:
+        raise RuntimeError("scripts/bc_prove.c needs a C compiler (gcc) on the PATH")
+    directory.mkdir(parents=True, exist_ok=True)
+    partial = directory / f"bc_prove-{digest}.{os.getpid()}.tmp"
+    done = subprocess.run(
+        [compiler, "-O2", "-std=gnu99", "-o", str(partial), str(SOURCE)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"compiling {SOURCE} failed:\n{done.stderr}")
+    partial.replace(exe)  # atomic: concurrent builds each write their own file
+    return exe
+
+
+def _run(pos: Position, args: Sequence[str], exe: Path | None) -> str:
+    if pos.name != VARIANT:
+        raise ValueError(f"the prover plays Beleaguered Castle, not {pos.name}")
+    done = subprocess.run(
+        [str(exe or build()), *args],
+        input=pos.board_text(),
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bc_prove failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout
+
+
+def replay(pos: Position, moves: Sequence[Move]) -> None:
+    """Play a line through the rules from ``pos`` (autoplay off); AssertionError unless it
+    wins (an illegal move raises the engine's error)."""
+    check = pos.copy(stack=False)
+    for move in moves:
+        check.play(move)
+    if not check.is_won:
+        raise AssertionError(f"bc_prove's line does not win: {pos!r}")
+
+
+def prove(
+    pos: Position,
+    *,
+    mb: float = 1024,
+    states: int | None = None,
+    seconds: float | None = None,
+    exe: Path | None = None,
+) -> Proof:
+    """Search ``pos`` exhaustively within ``mb`` megabytes (and ``states`` positions and
+    ``seconds``, if given); a winning line is replayed through the engine before it is
+    returned."""
+    args = ["--quiet", "--mb", str(mb)]
+    if states:
+        args += ["--states", str(states)]
+    if seconds:
+        args += ["--seconds", str(seconds)]
+    lines = _run(pos, args, exe).splitlines()
+    head = lines[0].split()
+    fields = dict(item.split("=", 1) for item in head[2:])
+    verdict = _VERDICTS[head[0]]
+    moves = None
+    if verdict == WINNABLE:
+        line = lines[1]
+        if not line.startswith("line:"):
+            raise RuntimeError(f"bc_prove printed no line: {line[:80]!r}")
+        moves = tuple(Move.parse(text) for text in line[5:].split())
+        replay(pos, moves)
+    return Proof(
+        verdict=verdict,
+        states=int(head[1]),
+        comparisons=int(fields["comparisons"]),
+        max_depth=int(fields["maxdepth"]),
+        seconds=float(fields["seconds"]),
+        moves=moves,
+        reason=fields.get("reason"),
+    )
+
+
+def legal_moves(pos: Position, exe: Path | None = None) -> tuple[list[str], str, str]:
+    """The prover's list of every legal move of ``pos`` (engine notation), the foundations
+    once RULES.md's automatic moves are played ("H-5 C-4 D-5 S-6"), and the foundations once
+    the search's (which go further, see scripts/bc_prove.c) are."""
+    moves, rule, search = _run(pos, ["--moves"], exe).splitlines()[:3]
+    return moves.split(), rule.strip(), search.strip()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("deals", type=int, nargs="+")
+    parser.add_argument("--mb", type=float, default=1024, help="memory budget, megabytes")
+    parser.add_argument("--states", type=int, default=None)
+    parser.add_argument("--seconds", type=float, default=None)
+    args = parser.parse_args(argv)
+    exe = build()
+    for deal in args.deals:
+        found = prove(
+            VARIANTS[VARIANT].deal(deal),
+            mb=args.mb,
+            states=args.states,
+            seconds=args.seconds,
+            exe=exe,
+        )
+        print(f"{deal}\t{found.verdict}\t{found.summary()}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+"""scripts/bc_prove.c, Beleaguered Castle's exhaustive prover: it compiles, agrees with the
+rules on every legal move and on the automatic moves, proves unsolvable what the table says
+Freecell Solver proved unsolvable, and its winning lines win when the engine replays them."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import VARIANTS, Position
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, solve
+from scripts import bc_prove
+from service.deal_table import table
+
+CASTLE = VARIANTS["beleaguered_castle"]
+FOUNDATION_RANKS = "0A23456789TJQK"
+
+
+@pytest.fixture(scope="module")
+def exe():
+    # no skip without gcc: the tables depend on this program, so its absence is a failure
+    return bc_prove.build()
+
+
+def foundations_text(foundations: dict[str, int]) -> str:
+    return " ".join(f"{s}-{FOUNDATION_RANKS[foundations[s]]}" for s in "HCDS")
+
+
+def engine_view(pos: Position) -> tuple[set[str], str, str]:
+    """The engine's legal moves, its foundations once its automatic moves are played, and
+    the foundations once the prover's automatic moves are: a card of rank r that fits goes
+    up when every foundation holds r - 2 or more (scripts/bc_prove.c has the proof)."""
+    moves = {str(move) for move in pos.legal_moves}
+    after = pos.copy(stack=False)
+    while (move := after.auto_move()) is not None:
+        after.push(move)
+    found = dict(pos.foundations)
+    tops = [list(column) for column in pos.tableau]
+    while True:
+        up = [
+            column
+            for column in tops
+            if column
+            and found[column[-1].suit] == column[-1].rank - 1
+            and min(found.values()) >= column[-1].rank - 2
+        ]
+        if not up:
+            break
+        card = up[0].pop()
+        found[card.suit] = card.rank
+    return moves, foundations_text(after.foundations), foundations_text(found)
+
+
+def test_the_prover_lists_the_engines_legal_moves_and_automatic_moves(exe) -> None:
+    """On positions along winning lines (where rows empty and cards go up by themselves) and
+    a few random moves off them, and on positions of random play from random deals."""
+    rng = random.Random(2024)
+    positions: list[Position] = []
+    for deal in (2, 4, 9, 11):
+        pos = CASTLE.deal(deal)
+        line = bc_prove.prove(pos, mb=64, exe=exe).moves or ()
+        for i, move in enumerate(line):
+            if i % 5 == 0:
+                off = pos.copy(stack=False)
+                for _ in range(rng.randrange(4)):
+                    legal = list(off.legal_moves)
+                    if legal:
+                        off.play(rng.choice(legal))
+                positions.append(off)
+            pos.play(move)
+    for deal in rng.sample(range(1, 32001), 6):
+        pos = CASTLE.deal(deal)
+        for step in range(100):
+            legal = list(pos.legal_moves)
+            if step % 5 == 0 or not legal:
+                positions.append(pos.copy(stack=False))
+            if not legal:
+                break
+            pos.play(rng.choice(legal))
+    empty_rows = autos = more = 0
+    for pos in positions:
+        moves, rule, search = bc_prove.legal_moves(pos, exe)
+        expected_moves, expected_rule, expected_search = engine_view(pos)
+        assert len(moves) == len(set(moves)), pos.board_text()
+        assert set(moves) == expected_moves, pos.board_text()
+        assert (rule, search) == (expected_rule, expected_search), pos.board_text()
+        empty_rows += any(not column for column in pos.tableau)
+        autos += pos.auto_move() is not None
+        more += search != rule
+    assert len(positions) > 150 and empty_rows > 20 and autos > 20 and more > 10, (
+        len(positions),
+        empty_rows,
+        autos,
+        more,
+    )
+
+
+@pytest.mark.parametrize("deal", [1, 3, 26, 35])
+def test_deals_freecell_solver_proved_unsolvable_are_unsolvable(exe, deal: int) -> None:
+    assert table("beleaguered_castle").solvable(deal) is False
+    found = bc_prove.prove(CASTLE.deal(deal), mb=64, exe=exe)
+    assert found.verdict == UNWINNABLE and found.moves is None
+    assert found.states > 0 and found.false_seen_bound < 1e-12
+
+
+@pytest.mark.parametrize("deal", [2, 4, 9, 11])
+def test_winning_lines_win_when_the_engine_replays_them(exe, deal: int) -> None:
+    assert table("beleaguered_castle").solvable(deal) is True
+    opening = CASTLE.deal(deal)
+    found = bc_prove.prove(opening, mb=64, exe=exe)
+    assert found.verdict == WINNABLE and found.moves
+    pos = opening.copy()
+    for move in found.moves:  # every move legal, autoplay off, to the last card
+        assert move in pos.legal_moves, move
+        pos.play(move)
+    assert pos.is_won
+
+
+def test_a_line_that_does_not_win_is_refused() -> None:
+    opening = CASTLE.deal(2)
+    with pytest.raises(AssertionError):
+        bc_prove.replay(opening, [next(iter(opening.legal_moves))])
+
+
+def test_the_order_of_the_rows_does_not_matter(exe) -> None:
+    """Rows are interchangeable: the same deal with its rows in another order has the same
+    reachable positions, so the exhaustive search stores as many."""
+    for deal in (1, 26):
+        opening = CASTLE.deal(deal)
+        rows = [column[:] for column in opening.tableau]
+        random.Random(deal).shuffle(rows)
+        shuffled = CASTLE(rows, foundations=opening.foundations)
+        first = bc_prove.prove(opening, mb=64, exe=exe)
+        second = bc_prove.prove(shuffled, mb=64, exe=exe)
+        assert first.verdict == second.verdict == UNWINNABLE
+        assert first.states == second.states
+
+
+def test_budgets_and_positions_won_at_once(exe) -> None:
+    # a budget that runs out gives unknown, never a verdict
+    found = bc_prove.prove(CASTLE.deal(26), mb=64, states=1000, exe=exe)
+    assert found.verdict == UNKNOWN and found.reason == "states" and found.moves is None
+    # rows running down towards their tops: won by putting the cards up
+    ranks = "KQJT98765432"
+    rows = [[f"{r}{s}" for r in ranks[i * 6 : i * 6 + 6]] for s in "SHDC" for i in range(2)]
+    pos = CASTLE.from_board_text(
+        "Foundations: H-A C-A D-A S-A\n" + "\n".join(" ".join(row) for row in rows)
+    )
+    found = bc_prove.prove(pos, mb=64, exe=exe)
+    assert found.verdict == WINNABLE and found.moves is not None and len(found.moves) == 48
+
+
+def test_only_beleaguered_castle() -> None:
+    with pytest.raises(ValueError):
+        bc_prove.prove(VARIANTS["freecell"].deal(1))
+
+
+def test_the_searchs_automatic_moves_keep_the_verdicts_of_the_engines_solver(exe) -> None:
+    """Where the prover puts up more cards than RULES.md's rule, its verdicts are still
+    those of the engine's exact solver (which follows RULES.md's rule only): on positions a
+    few random moves off winning lines (second half of the game), and on positions of random
+    play from deals the table calls unsolvable."""
+    rng = random.Random(7)
+    compared = {WINNABLE: 0, UNWINNABLE: 0}
+
+    def compare(pos: Position) -> bool:
+        _, rule, search = bc_prove.legal_moves(pos, exe)
+        if rule == search:
+            return False
+        found = bc_prove.prove(pos, mb=64, exe=exe)
+        exact = solve(pos, max_seconds=1)
+        if exact.verdict != UNKNOWN:
+            assert found.verdict == exact.verdict, pos.board_text()
+            compared[found.verdict] += 1
+        return True
+
+    for deal in (2, 4, 9, 11):
+        pos = CASTLE.deal(deal)
+        line = bc_prove.prove(pos, mb=64, exe=exe).moves or ()
+        for i, move in enumerate(line):
+            pos.play(move)
+            if i >= len(line) // 2 and i % 3 == 0:
+                off = pos.copy(stack=False)
+                for _ in range(rng.randrange(1, 6)):
+                    legal = list(off.legal_moves)
+                    if legal:
+                        off.play(rng.choice(legal))
+                compare(off)
+    for deal in (93, 98, 101, 111, 120, 123, 198, 339, 364, 369):
+        assert table("beleaguered_castle").solvable(deal) is False
+        pos = CASTLE.deal(deal)
+        for _ in range(20):
+            if compare(pos) or not pos.legal_moves:
+                break
+            pos.play(rng.choice(list(pos.legal_moves)))
+    assert compared[WINNABLE] >= 10 and compared[UNWINNABLE] >= 5, compared
