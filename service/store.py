@@ -365,8 +365,9 @@ class EventStore:
                 rows = await self._record_many([w.args for w in batch])
                 self.batched_writes += len(batch)
             except _BATCH_FALLBACK:
-                for write in batch:
-                    await self._settle_alone(write)
+                for write in batch:  # (the batch appended nothing: one given up goes not)
+                    if not write.done.done():
+                        await self._settle_alone(write)
                 return
             except BaseException as exc:
                 for write in batch:
