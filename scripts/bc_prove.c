@@ -1,7 +1,7 @@
 /* bc_prove.c: an exhaustive search of a Beleaguered Castle position, small and fast.
  *
  *     gcc -O2 -std=gnu99 -o bc_prove scripts/bc_prove.c
- *     bc_prove [--mb MB] [--states N] [--seconds S] [--quiet] < board.txt
+ *     bc_prove [--mb MB] [--states N] [--seconds S] [--evict] [--quiet] < board.txt
  *     bc_prove --moves < board.txt
  *
  * The position is read from stdin in Freecell Solver's board format, as the engine's
@@ -43,6 +43,19 @@
  * hashes: about n^2 / 2^129 for n positions, far smaller.)  A false "seen" could only make
  * a solvable position look unsolvable; a win is always a real line, and the caller replays
  * it through the engine.
+ *
+ * With --evict the table never fills up (the verdicts stay exact; only the time grows):
+ * an entry lives in the bucket its H1 gives or the next one, and when both are full a new
+ * position replaces an entry the search is done with.  Entries of positions on the path or
+ * waiting on the move stack are pinned (a bit of the entry, so the fingerprint keeps 62
+ * bits, and the bound above is C / 2^62).  Why the verdict stays exact: every position
+ * ever stored is visited (it went on the move stack when stored) and has all its children
+ * either stored then or found stored, and whatever was found stored was stored at some
+ * time, so the positions visited are closed under the moves: all the reachable ones.  A
+ * replaced position met again is stored and searched again.  The pins keep the path free
+ * of repeats, so the search ends.  Positions searched again cost time: a table holding
+ * two thirds of the reachable positions doubled the work in a test, a third of them made
+ * it grow many times over.
  *
  * Hashes, independent of the order of the rows (rows are interchangeable): a row's hash is
  * the sum over its depth i of Z[card][i] (64-bit random numbers, one table per hash),
@@ -376,6 +389,79 @@ static inline int insert(uint64_t h1, uint64_t h2) {
     }
 }
 
+/* With --evict the table never fills up: an entry lives in its bucket or the next one, and
+ * when both are full a new position takes the place of an entry that is not pinned (a
+ * position on the path or waiting on the move stack is pinned: bit 0), preferring one not
+ * looked up since the last replacement there (bit 1).  The other 62 bits are the
+ * fingerprint. */
+static int evict_mode;
+static uint64_t nevicted;
+enum { PIN = 1, SEEN_AGAIN = 2 };
+#define FP_MASK (~(uint64_t)3)
+
+static inline uint64_t fingerprint62(uint64_t h2) {
+    uint64_t fp = h2 & FP_MASK;
+    return fp ? fp : 4;
+}
+
+static void table_full(void);
+
+/* insert() for --evict: the new entry is pinned. */
+static inline int insert_evicting(uint64_t h1, uint64_t h2) {
+    uint64_t fp = fingerprint62(h2);
+    uint64_t b = bucket_of(h1), b2 = b + 1 == nbuckets ? 0 : b + 1;
+    uint64_t *w[2] = {table + b * 8, table + b2 * 8};
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 8; j++) {
+            uint64_t e = w[k][j];
+            if (!e) {
+                w[k][j] = fp | PIN;
+                nstates++;
+                return 1;
+            }
+            ncompare++;
+            if ((e & FP_MASK) == fp) {
+                w[k][j] = e | SEEN_AGAIN;
+                return 0;
+            }
+        }
+    int start = (int)(h2 >> 60);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 16; i++) {
+            int j = (start + i) & 15;
+            uint64_t *e = &w[j >> 3][j & 7];
+            if (*e & PIN)
+                continue;
+            if (!pass && (*e & SEEN_AGAIN)) {
+                *e &= ~(uint64_t)SEEN_AGAIN;
+                continue;
+            }
+            *e = fp | PIN;
+            nstates++;
+            nevicted++;
+            return 1;
+        }
+    table_full(); /* sixteen pinned entries in a row: does not return */
+    return 0;
+}
+
+/* The search is done with a position (every child visited): it may be replaced. */
+static inline void unpin(uint64_t h1, uint64_t h2) {
+    uint64_t fp = fingerprint62(h2);
+    uint64_t b = bucket_of(h1), b2 = b + 1 == nbuckets ? 0 : b + 1;
+    uint64_t *w[2] = {table + b * 8, table + b2 * 8};
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 8; j++)
+            if ((w[k][j] & FP_MASK) == fp) {
+                w[k][j] &= ~(uint64_t)PIN;
+                return;
+            }
+}
+
+static inline int visit_insert(uint64_t h1, uint64_t h2) {
+    return evict_mode ? insert_evicting(h1, h2) : insert(h1, h2);
+}
+
 /* ------------------------------------------------------------------ input and output */
 
 static int parse_card(const char *t) {
@@ -608,7 +694,7 @@ static int expand(Pos *p, uint64_t ph1, uint64_t ph2, Move *last, uint8_t *rec, 
     int fresh = 0;
     for (int i = k - 1; i >= 0; i--)
         /* the move back to the parent gives the parent: stored, no need to look */
-        if (!(h1[i] == ph1 && h2[i] == ph2) && insert(h1[i], h2[i])) {
+        if (!(h1[i] == ph1 && h2[i] == ph2) && visit_insert(h1[i], h2[i])) {
             mstack[mtop++] = mv[i];
             fresh++;
         }
@@ -619,9 +705,18 @@ static void report(const char *verdict, double t0, const char *reason) {
     printf("%s %llu comparisons=%llu maxdepth=%llu seconds=%.2f", verdict,
            (unsigned long long)nstates, (unsigned long long)ncompare,
            (unsigned long long)maxdepth, now() - t0);
+    if (evict_mode)
+        printf(" bits=62 evicted=%llu", (unsigned long long)nevicted);
     if (reason)
         printf(" reason=%s", reason);
     putchar('\n');
+}
+
+static double t_start;
+
+static void table_full(void) {
+    report("unknown", t_start, "memory");
+    exit(0);
 }
 
 int main(int argc, char **argv) {
@@ -639,9 +734,11 @@ int main(int argc, char **argv) {
             moves_only = 1;
         else if (!strcmp(argv[i], "--quiet"))
             quiet = 1;
+        else if (!strcmp(argv[i], "--evict"))
+            evict_mode = 1;
         else
-            fail("usage: bc_prove [--mb MB] [--states N] [--seconds S] [--quiet] [--moves] "
-                 "< board", NULL);
+            fail("usage: bc_prove [--mb MB] [--states N] [--seconds S] [--evict] [--quiet] "
+                 "[--moves] < board", NULL);
     }
     init_zobrist();
     Pos p;
@@ -650,14 +747,16 @@ int main(int argc, char **argv) {
         list_moves(&p);
         return 0;
     }
-    double t0 = now();
-    /* the budget: 7/8 for the table (stopped at 90 % full), the rest for the stacks */
+    double t0 = t_start = now();
+    /* the budget: 7/8 for the table (stopped at 90 % full); the stacks take what they use,
+     * up to a quarter of it (a search whose path runs a hundred million positions deep
+     * needs more than the eighth left) */
     uint64_t bytes = (uint64_t)(mb * 1048576.0);
     nbuckets = bytes / 8 * 7 / 64;
     if (nbuckets < 16)
         nbuckets = 16;
     capacity = nbuckets * 8 / 10 * 9;
-    stack_max = bytes / 8 > (1 << 20) ? bytes / 8 : (1 << 20);
+    stack_max = bytes / 4 > (1 << 20) ? bytes / 4 : (1 << 20);
     table = mmap(NULL, nbuckets * 64, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (table == MAP_FAILED)
@@ -677,7 +776,7 @@ int main(int argc, char **argv) {
     Move last = {0, 255};
     uint8_t rec[64];
     uint64_t depth = 0, steps = 0;
-    insert(p.H1, p.H2);
+    visit_insert(p.H1, p.H2);
     int fresh = p.bad == 0 ? -1 : expand(&p, 0, 0, &last, rec, &na);
     if (fresh < 0) {
         report("solvable", t0, NULL);
@@ -691,6 +790,8 @@ int main(int argc, char **argv) {
         if (!F_LEFT(f)) {
             if (!depth)
                 break;
+            if (evict_mode)
+                unpin(p.H1, p.H2);
             na = F_NAUTO(f);
             at -= na;
             unautos(&p, astack + at, na);
@@ -722,8 +823,8 @@ int main(int argc, char **argv) {
             return 0;
         }
         frames[depth] |= (uint32_t)fresh * LEFT_ONE;
-        if (nstates >= capacity || (max_states && nstates >= max_states)) {
-            report("unknown", t0, nstates >= capacity ? "memory" : "states");
+        if ((!evict_mode && nstates >= capacity) || (max_states && nstates >= max_states)) {
+            report("unknown", t0, max_states && nstates >= max_states ? "states" : "memory");
             return 0;
         }
         if ((++steps & 0xFFFF) == 0) {

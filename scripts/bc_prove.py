@@ -45,18 +45,22 @@ class Proof:
     seconds: float
     moves: tuple[Move, ...] | None = None  # the winning line, replayed
     reason: str | None = None  # why the search stopped when unknown
+    bits: int = 64  # fingerprint bits: 62 with --evict
+    evicted: int = 0  # entries replaced with --evict (their positions may be searched again)
 
     @property
     def false_seen_bound(self) -> float:
         """An upper bound on the chance that any position was wrongly taken for one already
-        seen (one chance in 2**64 a comparison): what could make ``unwinnable`` wrong."""
-        return self.comparisons / 2.0**64
+        seen (one chance in 2**bits a comparison): what could make ``unwinnable`` wrong."""
+        return self.comparisons / 2.0**self.bits
 
     def summary(self) -> str:
         text = (
             f"states={self.states} comparisons={self.comparisons} maxdepth={self.max_depth} "
             f"seconds={self.seconds:.1f}"
         )
+        if self.evicted:
+            text += f" evicted={self.evicted}"
         if self.moves is not None:
             text += f" moves={len(self.moves)}"
         if self.reason:
@@ -116,12 +120,17 @@ def prove(
     mb: float = 1024,
     states: int | None = None,
     seconds: float | None = None,
+    evict: bool = False,
     exe: Path | None = None,
 ) -> Proof:
     """Search ``pos`` exhaustively within ``mb`` megabytes (and ``states`` positions and
     ``seconds``, if given); a winning line is replayed through the engine before it is
-    returned."""
+    returned.  With ``evict`` a full table makes room by forgetting positions the search is
+    done with (searching them again if it meets them again), so memory does not end the
+    search: ``seconds`` or ``states`` should."""
     args = ["--quiet", "--mb", str(mb)]
+    if evict:
+        args.append("--evict")
     if states:
         args += ["--states", str(states)]
     if seconds:
@@ -145,6 +154,8 @@ def prove(
         seconds=float(fields["seconds"]),
         moves=moves,
         reason=fields.get("reason"),
+        bits=int(fields.get("bits", 64)),
+        evicted=int(fields.get("evicted", 0)),
     )
 
 
@@ -162,6 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mb", type=float, default=1024, help="memory budget, megabytes")
     parser.add_argument("--states", type=int, default=None)
     parser.add_argument("--seconds", type=float, default=None)
+    parser.add_argument("--evict", action="store_true", help="forget positions when full")
     args = parser.parse_args(argv)
     exe = build()
     for deal in args.deals:
@@ -170,6 +182,7 @@ def main(argv: list[str] | None = None) -> None:
             mb=args.mb,
             states=args.states,
             seconds=args.seconds,
+            evict=args.evict,
             exe=exe,
         )
         print(f"{deal}\t{found.verdict}\t{found.summary()}", flush=True)

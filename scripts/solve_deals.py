@@ -29,11 +29,12 @@ versions; a library that is not installed finds its presets through ``--presetrc
 scripts/bc_prove.c instead, an exhaustive depth-first search that keeps about 9 bytes a
 position (scripts/bc_prove.py compiles it with gcc), within ``--prover-mb`` megabytes,
 ``--prover-states`` positions and ``--prover-seconds``: it says unsolvable only when it went
-through every reachable position; the progress file's fourth column holds its figures
-(positions, fingerprint comparisons, seconds).  Every winning line is replayed through the
-rules before it counts.  Deals left unknown are tried again by the next run over the same
-range (``--heuristics`` gives that run another portfolio, ``--prover-mb`` more memory, which
-settles some of them).
+through every reachable position (``--prover-evict`` lets it go on past a full table,
+forgetting positions it is done with, until its time or positions run out); the progress
+file's fourth column holds its figures (positions, fingerprint comparisons, seconds).
+Every winning line is replayed through the rules before it counts.  Deals left unknown are
+tried again by the next run over the same range (``--heuristics`` gives that run another
+portfolio, ``--prover-mb`` more memory, which settles some of them).
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
 listing deal numbers; every other deal in the checked range is solvable, and a deal outside
@@ -133,10 +134,11 @@ def prover_verdict(
     seconds: float | None,
     exe: Path | None = None,
     states: int | None = None,
+    evict: bool = False,
 ) -> tuple[str, str, str]:
     """(verdict, which solver gave it, the prover's figures) from scripts/bc_prove.c (its
     winning line replayed through the rules)."""
-    found = bc_prove.prove(pos, mb=mb, seconds=seconds, states=states, exe=exe)
+    found = bc_prove.prove(pos, mb=mb, seconds=seconds, states=states, evict=evict, exe=exe)
     return found.verdict, PROVER_TAG, found.summary()
 
 
@@ -216,6 +218,12 @@ def main(argv: list[str] | None = None) -> None:
         help="positions per deal; 0: as many as --prover-mb holds (a budget that does not "
         "depend on how busy the machine is, unlike --prover-seconds)",
     )
+    parser.add_argument(
+        "--prover-evict",
+        action="store_true",
+        help="when its table is full the prover forgets positions it is done with and goes "
+        "on (searching them again if met again) until --prover-seconds or --prover-states",
+    )
     parser.add_argument("--table-dir", type=Path, default=TABLE_DIR)
     args = parser.parse_args(argv)
     prover = None
@@ -262,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
             if prover is not None:
                 verdict, how, figures = prover_verdict(
                     cls.deal(deal), args.prover_mb, args.prover_seconds or None, prover,
-                    args.prover_states or None,
+                    args.prover_states or None, args.prover_evict,
                 )  # fmt: skip
             else:
                 verdict, how = verdict_of(

@@ -151,6 +151,23 @@ def test_budgets_and_positions_won_at_once(exe) -> None:
     assert found.verdict == WINNABLE and found.moves is not None and len(found.moves) == 48
 
 
+def test_a_full_table_forgets_positions_and_the_verdicts_stand(exe) -> None:
+    """With evict, a table too small for the search makes room by forgetting positions the
+    search is done with: the verdicts stay exact (deal 2925 reaches about 3.1 million
+    positions, the 24 MB table holds 2.8 million)."""
+    opening = CASTLE.deal(2925)
+    assert table("beleaguered_castle").solvable(2925) is False
+    full = bc_prove.prove(opening, mb=24, exe=exe)
+    assert full.verdict == UNKNOWN and full.reason == "memory"
+    forgetting = bc_prove.prove(opening, mb=24, evict=True, exe=exe)
+    assert forgetting.verdict == UNWINNABLE and forgetting.evicted > 100_000
+    assert forgetting.states > full.states and forgetting.false_seen_bound < 1e-9
+    # a win found with a table holding half of the positions the search meets
+    found = bc_prove.prove(CASTLE.deal(9), mb=0.25, evict=True, exe=exe)
+    assert found.verdict == WINNABLE and found.evicted > 0 and found.moves
+    assert found.bits == 62
+
+
 def test_only_beleaguered_castle() -> None:
     with pytest.raises(ValueError):
         bc_prove.prove(VARIANTS["freecell"].deal(1))
