@@ -27,8 +27,8 @@
  * the suit, or into an empty row.  Won when all 52 cards are on the foundations.
  *
  * The search is a depth-first search with an explicit stack of 8-byte frames (the move that
- * led to the position, how many automatic moves followed it, and a bit mask of the children
- * still to visit; a move is undone by reversing it) and a visited set of 64-bit fingerprints.
+ * led to the position, how many automatic moves followed it, and how many of its children
+ * are still to visit; a move is undone by reversing it) and a visited set of 64-bit fingerprints.
  * A position is marked as seen when it is generated, and its generator visits it later, so
  * each position is expanded once.  The search is exhaustive: "unsolvable" means every
  * position reachable by the moves below was stored and none is won.
@@ -47,19 +47,22 @@
  * With --evict the table never fills up (the verdicts stay exact; only the time grows):
  * an entry lives in the bucket its H1 gives or the next one, and when both are full a new
  * position replaces an entry the search is done with.  Entries of positions on the path or
- * waiting on the move stack are pinned (a bit of the entry, so the fingerprint keeps 62
- * bits, and the bound above is C / 2^62).  Why the verdict stays exact: every position
+ * waiting on the move stack are pinned; the others carry a class, how many positions their
+ * search stored (log base 8); four bits of the entry in all, so the fingerprint keeps 60
+ * bits, and the bound above is C / 2^60.  Why the verdict stays exact: every position
  * ever stored is visited (it went on the move stack when stored) and has all its children
  * either stored then or found stored, and whatever was found stored was stored at some
  * time, so the positions visited are closed under the moves: all the reachable ones.  A
- * replaced position met again is stored and searched again.  The pins keep the path free
- * of repeats, so the search ends (but see below).  Positions searched again cost time: a table holding
- * two thirds of the reachable positions doubled the work in a test, a third of them made
- * it grow many times over.  A window of sixteen pinned entries (a path tens of millions
- * deep with its waiting positions fills much of the table) gives up a pinned one too: a
- * waiting position may then be searched twice, and in principle a path position below
- * itself, so with --evict the search should have --seconds or --states; no verdict
- * changes (the argument above holds whatever is replaced).
+ * replaced position met again is stored and searched again, down to the positions still
+ * stored, so the entry replaced is the one of the lowest class: the positions above big
+ * searches stay.  On deal 2925 (3.1 million positions) a table holding a third of them
+ * cost 10 % more work, a fifteenth 4.6 times the work; replacing instead the entries not
+ * met again lately, a third had made it 68 times, unfinished.  The pins keep the path free
+ * of repeats, so the search ends (but see below).  A window of sixteen pinned entries (a
+ * path tens of millions deep with its waiting positions fills much of the table) gives up
+ * a pinned one too: a waiting position may then be searched twice, and in principle a path
+ * position below itself, so with --evict the search should have --seconds or --states; no
+ * verdict changes (the argument above holds whatever is replaced).
  *
  * Hashes, independent of the order of the rows (rows are interchangeable): a row's hash is
  * the sum over its depth i of Z[card][i] (64-bit random numbers, one table per hash),
@@ -395,22 +398,24 @@ static inline int insert(uint64_t h1, uint64_t h2) {
 
 /* With --evict the table never fills up: an entry lives in its bucket or the next one, and
  * when both are full a new position takes the place of an entry that is not pinned (a
- * position on the path or waiting on the move stack is pinned: bit 0), preferring one not
- * looked up since the last replacement there (bit 1).  The other 62 bits are the
- * fingerprint. */
+ * position on the path or waiting on the move stack is pinned: bit 0), the one whose search
+ * stored the fewest positions (bits 1-3: a class, log base 8 of that count, written when
+ * the search is done with the position).  A forgotten position met again costs a search
+ * down to the positions still stored, so the ones above big searches are kept.  The other
+ * 60 bits are the fingerprint. */
 static int evict_mode;
 static uint64_t nevicted, npinned_evicted;
-enum { PIN = 1, SEEN_AGAIN = 2 };
-#define FP_MASK (~(uint64_t)3)
+enum { PIN = 1, CLASS_SHIFT = 1, CLASS_MASK = 7 };
+#define FP_MASK (~(uint64_t)15)
 
-static inline uint64_t fingerprint62(uint64_t h2) {
+static inline uint64_t fingerprint60(uint64_t h2) {
     uint64_t fp = h2 & FP_MASK;
-    return fp ? fp : 4;
+    return fp ? fp : 16;
 }
 
 /* insert() for --evict: the new entry is pinned. */
 static inline int insert_evicting(uint64_t h1, uint64_t h2) {
-    uint64_t fp = fingerprint62(h2);
+    uint64_t fp = fingerprint60(h2);
     uint64_t b = bucket_of(h1), b2 = b + 1 == nbuckets ? 0 : b + 1;
     uint64_t *w[2] = {table + b * 8, table + b2 * 8};
     for (int k = 0; k < 2; k++)
@@ -422,41 +427,48 @@ static inline int insert_evicting(uint64_t h1, uint64_t h2) {
                 return 1;
             }
             ncompare++;
-            if ((e & FP_MASK) == fp) {
-                w[k][j] = e | SEEN_AGAIN;
+            if ((e & FP_MASK) == fp)
                 return 0;
-            }
         }
-    int start = (int)(h2 >> 60);
-    for (int pass = 0; pass < 3; pass++)
-        for (int i = 0; i < 16; i++) {
-            int j = (start + i) & 15;
-            uint64_t *e = &w[j >> 3][j & 7];
-            if (pass < 2 && (*e & PIN))
-                continue;
-            if (!pass && (*e & SEEN_AGAIN)) {
-                *e &= ~(uint64_t)SEEN_AGAIN;
-                continue;
-            }
-            /* pass 2: sixteen pinned entries (a deep path, many positions waiting) */
-            npinned_evicted += pass == 2;
-            *e = fp | PIN;
-            nstates++;
-            nevicted++;
-            return 1;
+    int start = (int)(h2 >> 60), best = -1, best_class = CLASS_MASK + 1;
+    for (int i = 0; i < 16; i++) {
+        int j = (start + i) & 15;
+        uint64_t e = w[j >> 3][j & 7];
+        if (e & PIN)
+            continue;
+        int c = (int)(e >> CLASS_SHIFT & CLASS_MASK);
+        if (c < best_class) {
+            best_class = c;
+            best = j;
+            if (!c)
+                break;
         }
-    return 0; /* not reached */
+    }
+    if (best < 0) { /* sixteen pinned entries (a deep path, many positions waiting) */
+        best = start;
+        npinned_evicted++;
+    }
+    w[best >> 3][best & 7] = fp | PIN;
+    nstates++;
+    nevicted++;
+    return 1;
 }
 
-/* The search is done with a position (every child visited): it may be replaced. */
-static inline void unpin(uint64_t h1, uint64_t h2) {
-    uint64_t fp = fingerprint62(h2);
+/* The search is done with a position (every child visited; its search stored `work`
+ * positions): it may be replaced. */
+static inline void unpin(uint64_t h1, uint64_t h2, uint64_t work) {
+    uint64_t fp = fingerprint60(h2);
     uint64_t b = bucket_of(h1), b2 = b + 1 == nbuckets ? 0 : b + 1;
     uint64_t *w[2] = {table + b * 8, table + b2 * 8};
+    int c = 0;
+    while (c < CLASS_MASK && work >= 8) {
+        work >>= 3;
+        c++;
+    }
     for (int k = 0; k < 2; k++)
         for (int j = 0; j < 8; j++)
             if ((w[k][j] & FP_MASK) == fp) {
-                w[k][j] &= ~(uint64_t)PIN;
+                w[k][j] = fp | (uint64_t)c << CLASS_SHIFT;
                 return;
             }
 }
@@ -595,9 +607,9 @@ static void list_moves(Pos *p) {
 
 /* ------------------------------------------------------------------ the search */
 
-/* The path: one 4-byte frame a position, the move that led there (from: 3 bits, to: 4
- * bits), how many automatic moves followed it (6 bits) and how many of its children are
- * still to visit (6 bits); those children's moves are on the move stack, above the ones of
+/* The path: one 8-byte frame a position.  Its low half holds the move that led there (from:
+ * 3 bits, to: 4 bits), how many automatic moves followed it (6 bits) and how many of its
+ * children are still to visit (6 bits); those children's moves are on the move stack, above the ones of
  * the frames below (2 bytes a move, the next one to visit on top). */
 #define FRAME(from, to, na) ((uint32_t)(from) | (uint32_t)(to) << 3 | (uint32_t)(na) << 7)
 #define F_FROM(f) ((int)((f) & 7))
@@ -606,7 +618,10 @@ static void list_moves(Pos *p) {
 #define F_LEFT(f) ((int)((f) >> 13))
 #define LEFT_ONE (1u << 13)
 
-static uint32_t *frames;
+/* The high half: the low 32 bits of the count of stored positions when the frame was pushed
+ * (--evict classes positions by the count their search stored). */
+static uint64_t *frames;
+#define STAMP(x) ((uint32_t)((x) >> 32))
 static Move *mstack;
 static uint64_t frame_cap, mcap, mtop, stack_max, maxdepth;
 static uint8_t astack[64 + 64]; /* automatic moves along the path: at most 48 in all */
@@ -624,7 +639,7 @@ static void print_line(Pos *p, uint64_t depth, Move last, const uint8_t *rec, in
     print_autos(astack, root_na, &first);
     at = root_na;
     for (uint64_t d = 1; d <= depth; d++) {
-        uint32_t f = frames[d];
+        uint32_t f = (uint32_t)frames[d];
         print_move(F_FROM(f), F_TO(f), &first);
         print_autos(astack + at, F_NAUTO(f), &first);
         at += F_NAUTO(f);
@@ -709,7 +724,7 @@ static void report(const char *verdict, double t0, const char *reason) {
            (unsigned long long)nstates, (unsigned long long)ncompare,
            (unsigned long long)maxdepth, now() - t0);
     if (evict_mode)
-        printf(" bits=62 evicted=%llu pinned_evicted=%llu", (unsigned long long)nevicted,
+        printf(" bits=60 evicted=%llu pinned_evicted=%llu", (unsigned long long)nevicted,
                (unsigned long long)npinned_evicted);
     if (reason)
         printf(" reason=%s", reason);
@@ -780,15 +795,15 @@ int main(int argc, char **argv) {
         print_line(&p, 0, last, rec, na);
         return 0;
     }
-    frames[0] = (uint32_t)fresh * LEFT_ONE;
+    frames[0] = (uint64_t)fresh * LEFT_ONE;
     double next_note = 10;
     while (1) {
-        uint32_t f = frames[depth];
+        uint32_t f = (uint32_t)frames[depth];
         if (!F_LEFT(f)) {
             if (!depth)
                 break;
             if (evict_mode)
-                unpin(p.H1, p.H2);
+                unpin(p.H1, p.H2, (uint32_t)((uint32_t)nstates - STAMP(frames[depth])));
             na = F_NAUTO(f);
             at -= na;
             unautos(&p, astack + at, na);
@@ -797,7 +812,7 @@ int main(int argc, char **argv) {
             depth--;
             continue;
         }
-        frames[depth] = f - LEFT_ONE;
+        frames[depth] -= LEFT_ONE;
         Move m = mstack[--mtop];
         uint64_t ph1 = p.H1, ph2 = p.H2;
         apply(&p, m);
@@ -812,14 +827,14 @@ int main(int argc, char **argv) {
         depth++;
         if (depth > maxdepth)
             maxdepth = depth;
-        frames[depth] = FRAME(m.from, m.to, na);
+        frames[depth] = FRAME(m.from, m.to, na) | (uint64_t)(uint32_t)nstates << 32;
         fresh = expand(&p, ph1, ph2, &last, rec, &na);
         if (fresh < 0) {
             report("solvable", t0, NULL);
             print_line(&p, depth, last, rec, na);
             return 0;
         }
-        frames[depth] |= (uint32_t)fresh * LEFT_ONE;
+        frames[depth] |= (uint64_t)fresh * LEFT_ONE;
         if ((!evict_mode && nstates >= capacity) || (max_states && nstates >= max_states)) {
             report("unknown", t0, max_states && nstates >= max_states ? "states" : "memory");
             return 0;

@@ -45,7 +45,7 @@ class Proof:
     seconds: float
     moves: tuple[Move, ...] | None = None  # the winning line, replayed
     reason: str | None = None  # why the search stopped when unknown
-    bits: int = 64  # fingerprint bits: 62 with --evict
+    bits: int = 64  # fingerprint bits: 60 with --evict
     evicted: int = 0  # entries replaced with --evict (their positions may be searched again)
 
     @property

@@ -165,7 +165,7 @@ def test_a_full_table_forgets_positions_and_the_verdicts_stand(exe) -> None:
     # a win found with a table holding half of the positions the search meets
     found = bc_prove.prove(CASTLE.deal(9), mb=0.25, evict=True, exe=exe)
     assert found.verdict == WINNABLE and found.evicted > 0 and found.moves
-    assert found.bits == 62
+    assert found.bits == 60
 
 
 def test_only_beleaguered_castle() -> None:
