@@ -1,7 +1,7 @@
 /* bc_prove.c: an exhaustive search of a Beleaguered Castle position, small and fast.
  *
  *     gcc -O2 -std=gnu99 -o bc_prove scripts/bc_prove.c
- *     bc_prove [--mb MB] [--states N] [--seconds S] [--evict] [--quiet] < board.txt
+ *     bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--quiet] < board.txt
  *     bc_prove --moves < board.txt
  *
  * The position is read from stdin in Freecell Solver's board format, as the engine's
@@ -732,12 +732,14 @@ static void report(const char *verdict, double t0, const char *reason) {
 }
 
 int main(int argc, char **argv) {
-    double mb = 1024, seconds = 0;
+    double mb = 1024, stack_mb = 0, seconds = 0;
     unsigned long long max_states = 0;
     int moves_only = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mb") && i + 1 < argc)
             mb = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--stack-mb") && i + 1 < argc)
+            stack_mb = atof(argv[++i]);
         else if (!strcmp(argv[i], "--states") && i + 1 < argc)
             max_states = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
@@ -749,7 +751,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--evict"))
             evict_mode = 1;
         else
-            fail("usage: bc_prove [--mb MB] [--states N] [--seconds S] [--evict] [--quiet] "
+            fail("usage: bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--quiet] "
                  "[--moves] < board", NULL);
     }
     init_zobrist();
@@ -762,13 +764,16 @@ int main(int argc, char **argv) {
     double t0 = now();
     /* the budget: 7/8 for the table (stopped at 90 % full); the stacks take what they use,
      * up to a quarter of it (a search whose path runs a hundred million positions deep
-     * needs more than the eighth left) */
+     * needs more than the eighth left), or up to --stack-mb (paths 130 million deep and
+     * more, 8 bytes a position and 2 a waiting move, outgrow a quarter of 8.5 GB) */
     uint64_t bytes = (uint64_t)(mb * 1048576.0);
     nbuckets = bytes / 8 * 7 / 64;
     if (nbuckets < 16)
         nbuckets = 16;
     capacity = nbuckets * 8 / 10 * 9;
-    stack_max = bytes / 4 > (1 << 20) ? bytes / 4 : (1 << 20);
+    stack_max = stack_mb > 0 ? (uint64_t)(stack_mb * 1048576.0) : bytes / 4;
+    if (stack_max < (1 << 16))
+        stack_max = 1 << 16;
     table = mmap(NULL, nbuckets * 64, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (table == MAP_FAILED)

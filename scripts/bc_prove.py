@@ -121,14 +121,18 @@ def prove(
     states: int | None = None,
     seconds: float | None = None,
     evict: bool = False,
+    stack_mb: float | None = None,
     exe: Path | None = None,
 ) -> Proof:
     """Search ``pos`` exhaustively within ``mb`` megabytes (and ``states`` positions and
     ``seconds``, if given); a winning line is replayed through the engine before it is
     returned.  With ``evict`` a full table makes room by forgetting positions the search is
     done with (searching them again if it meets them again), so memory does not end the
-    search: ``seconds`` or ``states`` should."""
+    search: ``seconds`` or ``states`` should.  The path's stacks take up to a quarter of
+    ``mb`` on top of the table (seven eighths), or up to ``stack_mb``."""
     args = ["--quiet", "--mb", str(mb)]
+    if stack_mb:
+        args += ["--stack-mb", str(stack_mb)]
     if evict:
         args.append("--evict")
     if states:

@@ -135,10 +135,13 @@ def prover_verdict(
     exe: Path | None = None,
     states: int | None = None,
     evict: bool = False,
+    stack_mb: float | None = None,
 ) -> tuple[str, str, str]:
     """(verdict, which solver gave it, the prover's figures) from scripts/bc_prove.c (its
     winning line replayed through the rules)."""
-    found = bc_prove.prove(pos, mb=mb, seconds=seconds, states=states, evict=evict, exe=exe)
+    found = bc_prove.prove(
+        pos, mb=mb, seconds=seconds, states=states, evict=evict, stack_mb=stack_mb, exe=exe
+    )
     return found.verdict, PROVER_TAG, found.summary()
 
 
@@ -224,6 +227,13 @@ def main(argv: list[str] | None = None) -> None:
         help="when its table is full the prover forgets positions it is done with and goes "
         "on (searching them again if met again) until --prover-seconds or --prover-states",
     )
+    parser.add_argument(
+        "--prover-stack-mb",
+        type=float,
+        default=0,
+        help="room for the prover's path, megabytes, on top of --prover-mb's table; "
+        "0: a quarter of --prover-mb",
+    )
     parser.add_argument("--table-dir", type=Path, default=TABLE_DIR)
     args = parser.parse_args(argv)
     prover = None
@@ -270,7 +280,7 @@ def main(argv: list[str] | None = None) -> None:
             if prover is not None:
                 verdict, how, figures = prover_verdict(
                     cls.deal(deal), args.prover_mb, args.prover_seconds or None, prover,
-                    args.prover_states or None, args.prover_evict,
+                    args.prover_states or None, args.prover_evict, args.prover_stack_mb or None,
                 )  # fmt: skip
             else:
                 verdict, how = verdict_of(

@@ -168,6 +168,17 @@ def test_a_full_table_forgets_positions_and_the_verdicts_stand(exe) -> None:
     assert found.bits == 60
 
 
+def test_the_paths_room_is_its_own_budget(exe) -> None:
+    """--stack-mb bounds the path's stacks apart from the table: deal 2856's search runs
+    19119 positions deep before a 64 MB table is full, 0.1 MB of stacks stop it sooner."""
+    deal = CASTLE.deal(2856)
+    roomy = bc_prove.prove(deal, mb=64, exe=exe)
+    assert roomy.verdict == UNKNOWN and roomy.reason == "memory" and roomy.max_depth > 15_000
+    tight = bc_prove.prove(deal, mb=64, stack_mb=0.1, exe=exe)
+    assert tight.verdict == UNKNOWN and tight.reason == "memory"
+    assert tight.max_depth < 10_000 and tight.states < roomy.states
+
+
 def test_only_beleaguered_castle() -> None:
     with pytest.raises(ValueError):
         bc_prove.prove(VARIANTS["freecell"].deal(1))
