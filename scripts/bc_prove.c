@@ -56,7 +56,7 @@
  * replaced position met again is stored and searched again, down to the positions still
  * stored, so the entry replaced is the one of the lowest class: the positions above big
  * searches stay.  On deal 2925 (3.1 million positions) a table holding a third of them
- * cost 10 % more work, a fifteenth 4.6 times the work; replacing instead the entries not
+ * cost 10 % more work, a thirteenth 4.6 times the work; replacing instead the entries not
  * met again lately, a third had made it 68 times, unfinished.  The pins keep the path free
  * of repeats, so the search ends (but see below).  A window of sixteen pinned entries (a
  * path tens of millions deep with its waiting positions fills much of the table) gives up
