@@ -47,6 +47,7 @@ class Proof:
     reason: str | None = None  # why the search stopped when unknown
     bits: int = 64  # fingerprint bits: 60 with --evict
     evicted: int = 0  # entries replaced with --evict (their positions may be searched again)
+    pages: str = ""  # "1G" when the table lay in reserved 1 GB pages
 
     @property
     def false_seen_bound(self) -> float:
@@ -61,6 +62,8 @@ class Proof:
         )
         if self.evicted:
             text += f" evicted={self.evicted}"
+        if self.pages:
+            text += f" pages={self.pages}"
         if self.moves is not None:
             text += f" moves={len(self.moves)}"
         if self.reason:
@@ -160,6 +163,7 @@ def prove(
         reason=fields.get("reason"),
         bits=int(fields.get("bits", 64)),
         evicted=int(fields.get("evicted", 0)),
+        pages=fields.get("pages", ""),
     )
 
 

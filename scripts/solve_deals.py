@@ -34,7 +34,8 @@ forgetting positions it is done with, until its time or positions run out); the 
 file's fourth column holds its figures (positions, fingerprint comparisons, seconds).
 Every winning line is replayed through the rules before it counts.  Deals left unknown are
 tried again by the next run over the same range (``--heuristics`` gives that run another
-portfolio, ``--prover-mb`` more memory, which settles some of them).
+portfolio, ``--prover-mb`` more memory, which settles some of them).  A table of 1 GB or
+more lies in 1 GB pages where the machine has them reserved (README.md: much faster).
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
 listing deal numbers; every other deal in the checked range is solvable, and a deal outside
