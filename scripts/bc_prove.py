@@ -48,6 +48,7 @@ class Proof:
     bits: int = 64  # fingerprint bits: 60 with --evict
     evicted: int = 0  # entries replaced with --evict (their positions may be searched again)
     pages: str = ""  # "1G" when the table lay in reserved 1 GB pages
+    seed: int = 0  # the move order's shuffle (0: the program's own order)
 
     @property
     def false_seen_bound(self) -> float:
@@ -64,6 +65,8 @@ class Proof:
             text += f" evicted={self.evicted}"
         if self.pages:
             text += f" pages={self.pages}"
+        if self.seed:
+            text += f" seed={self.seed}"
         if self.moves is not None:
             text += f" moves={len(self.moves)}"
         if self.reason:
@@ -125,6 +128,7 @@ def prove(
     seconds: float | None = None,
     evict: bool = False,
     stack_mb: float | None = None,
+    seed: int = 0,
     exe: Path | None = None,
 ) -> Proof:
     """Search ``pos`` exhaustively within ``mb`` megabytes (and ``states`` positions and
@@ -132,7 +136,10 @@ def prove(
     returned.  With ``evict`` a full table makes room by forgetting positions the search is
     done with (searching them again if it meets them again), so memory does not end the
     search: ``seconds`` or ``states`` should.  The path's stacks take up to a quarter of
-    ``mb`` on top of the table (seven eighths), or up to ``stack_mb``."""
+    ``mb`` on top of the table (seven eighths), or up to ``stack_mb``.  A ``seed`` other
+    than 0 shuffles the order in which the search tries moves (the same for the same seed):
+    still exhaustive, it meets a win sooner or later than the program's own order, which is
+    what restarts with a small ``states`` budget are for."""
     args = ["--quiet", "--mb", str(mb)]
     if stack_mb:
         args += ["--stack-mb", str(stack_mb)]
@@ -142,6 +149,8 @@ def prove(
         args += ["--states", str(states)]
     if seconds:
         args += ["--seconds", str(seconds)]
+    if seed:
+        args += ["--seed", str(seed)]
     lines = _run(pos, args, exe).splitlines()
     head = lines[0].split()
     fields = dict(item.split("=", 1) for item in head[2:])
@@ -164,6 +173,7 @@ def prove(
         bits=int(fields.get("bits", 64)),
         evicted=int(fields.get("evicted", 0)),
         pages=fields.get("pages", ""),
+        seed=seed,
     )
 
 
@@ -182,6 +192,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--states", type=int, default=None)
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--evict", action="store_true", help="forget positions when full")
+    parser.add_argument("--seed", type=int, default=0, help="shuffle the move order (0: none)")
     args = parser.parse_args(argv)
     exe = build()
     for deal in args.deals:
@@ -191,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
             states=args.states,
             seconds=args.seconds,
             evict=args.evict,
+            seed=args.seed,
             exe=exe,
         )
         print(f"{deal}\t{found.verdict}\t{found.summary()}", flush=True)

@@ -237,3 +237,44 @@ def test_the_searchs_automatic_moves_keep_the_verdicts_of_the_engines_solver(exe
                 break
             pos.play(rng.choice(list(pos.legal_moves)))
     assert compared[WINNABLE] >= 10 and compared[UNWINNABLE] >= 5, compared
+
+
+def test_a_shuffled_move_order_keeps_the_search_exhaustive(exe) -> None:
+    """--seed changes only the order in which moves are tried: an unsolvable deal's search
+    stores every reachable position whatever the seed, and a solvable one wins."""
+    for deal in (1, 26):
+        plain = bc_prove.prove(CASTLE.deal(deal), mb=64, exe=exe)
+        for seed in (1, 2, 77):
+            shuffled = bc_prove.prove(CASTLE.deal(deal), mb=64, seed=seed, exe=exe)
+            assert shuffled.verdict == plain.verdict == UNWINNABLE
+            assert shuffled.states == plain.states and shuffled.seed == seed
+    for deal in (2, 9):
+        lines = {bc_prove.prove(CASTLE.deal(deal), mb=64, seed=s, exe=exe).moves for s in (1, 2, 3)}
+        assert None not in lines and len(lines) > 1  # replayed to a win; other orders, other lines
+
+
+def test_restarts_find_a_win_the_programs_own_order_reaches_late(exe) -> None:
+    """Deal 4032: the program's own order meets its first win after 3.5 billion positions;
+    seed 5 after about 2000.  scripts/solve_deals.py tries seeds 1, 2, ... with a small
+    budget each before the long search, and a line found so is replayed like any other."""
+    from scripts import solve_deals
+
+    opening = CASTLE.deal(4032)
+    plain = bc_prove.prove(opening, mb=64, states=200_000, exe=exe)
+    assert plain.verdict == UNKNOWN and plain.reason == "states"
+    lucky = bc_prove.prove(opening, mb=64, states=200_000, seed=5, exe=exe)
+    assert lucky.verdict == WINNABLE and lucky.moves and lucky.states < 10_000
+    verdict, how, figures = solve_deals.prover_verdict(
+        opening, 64, None, exe, restarts=5, restart_states=200_000, exhaustive=False
+    )
+    assert (verdict, how) == (WINNABLE, solve_deals.PROVER_TAG) and "seed=" in figures
+    # no restart: the short budget is not the long search's, which is not run
+    verdict, _, figures = solve_deals.prover_verdict(
+        opening, 64, None, exe, restarts=0, exhaustive=False
+    )
+    assert verdict == UNKNOWN and figures == "restarts=0 states=2000000"
+    # a restart whose budget holds every reachable position proves a deal unsolvable
+    verdict, _, figures = solve_deals.prover_verdict(
+        CASTLE.deal(26), 64, None, exe, restarts=1, restart_states=5_000_000, exhaustive=False
+    )
+    assert verdict == UNWINNABLE and "seed=1" in figures
