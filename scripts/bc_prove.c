@@ -2,7 +2,7 @@
  *
  *     gcc -O2 -std=gnu99 -o bc_prove scripts/bc_prove.c
  *     bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--seed N]
- *              [--quiet] < board.txt
+ *              [--mix] [--quiet] < board.txt
  *     bc_prove --moves < board.txt
  *
  * The position is read from stdin in Freecell Solver's board format, as the engine's
@@ -111,7 +111,9 @@
  * the order gets a pseudo-random term that outweighs the ones above, and the rows a card may
  * go onto are taken from a pseudo-random one on; both come from the position's hash and N,
  * so the order is still a function of the position and the search can generate a
- * position's moves again.  The search is as exhaustive as before, its verdicts as exact;
+ * position's moves again.  --mix, with --seed, breaks the groups too: each move into an
+ * empty row goes to a pseudo-random place among the moves onto other rows (moves to the
+ * foundations stay first), another family of orders for another round of restarts.  The search is as exhaustive as before, its verdicts as exact;
  * the caller (scripts/solve_deals.py --prover-restarts) runs a few seeds with a small
  * --states budget each before one long search.
  */
@@ -312,6 +314,7 @@ static void unautos(Pos *p, const uint8_t *rec, int n) {
  * on one a rank higher last; short rows first).  The order depends on the position only, so
  * the search can generate a position's moves again. */
 static uint64_t seed; /* --seed: 0, the order above; else a shuffled one (see the top) */
+static int mix_groups; /* --mix: with --seed, moves into an empty row among the others */
 enum { SHUFFLE = 1000 }; /* the pseudo-random term's range, +-: more than the keys' */
 
 static int gen(const Pos *p, Move *mv, int raw) {
@@ -371,6 +374,7 @@ static int gen(const Pos *p, Move *mv, int raw) {
             targets &= targets - 1;
         }
     }
+    int k0 = k;
     if (empty >= 0)
         for (int j = 0; j < ns; j++) {
             int s = order[j];
@@ -385,6 +389,19 @@ static int gen(const Pos *p, Move *mv, int raw) {
                 mv[k++].to = (uint8_t)empty;
             }
         }
+    if (rnd && mix_groups && k > k0) {
+        /* --mix: each move into the empty row goes to a pseudo-random place among the
+         * moves onto rows (and the ones into the empty row placed before it) */
+        int nf = 0;
+        while (nf < k0 && mv[nf].to >= FOUND)
+            nf++;
+        for (int i = k0; i < k; i++) {
+            Move m = mv[i];
+            int at = nf + (int)((mix1(rnd ^ (uint64_t)(i * 7919)) >> 33) % (uint64_t)(i - nf + 1));
+            memmove(mv + at + 1, mv + at, (size_t)(i - at) * sizeof *mv);
+            mv[at] = m;
+        }
+    }
     return k;
 }
 
@@ -775,11 +792,13 @@ int main(int argc, char **argv) {
             quiet = 1;
         else if (!strcmp(argv[i], "--evict"))
             evict_mode = 1;
+        else if (!strcmp(argv[i], "--mix"))
+            mix_groups = 1;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
         else
             fail("usage: bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--seed N] "
-                 "[--quiet] [--moves] < board", NULL);
+                 "[--mix] [--quiet] [--moves] < board", NULL);
     }
     init_zobrist();
     Pos p;

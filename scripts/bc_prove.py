@@ -49,6 +49,7 @@ class Proof:
     evicted: int = 0  # entries replaced with --evict (their positions may be searched again)
     pages: str = ""  # "1G" when the table lay in reserved 1 GB pages
     seed: int = 0  # the move order's shuffle (0: the program's own order)
+    mix: bool = False  # with seed: moves into an empty row shuffled among the others too
 
     @property
     def false_seen_bound(self) -> float:
@@ -66,7 +67,7 @@ class Proof:
         if self.pages:
             text += f" pages={self.pages}"
         if self.seed:
-            text += f" seed={self.seed}"
+            text += f" seed={self.seed}" + (" mix=1" if self.mix else "")
         if self.moves is not None:
             text += f" moves={len(self.moves)}"
         if self.reason:
@@ -129,6 +130,7 @@ def prove(
     evict: bool = False,
     stack_mb: float | None = None,
     seed: int = 0,
+    mix: bool = False,
     exe: Path | None = None,
 ) -> Proof:
     """Search ``pos`` exhaustively within ``mb`` megabytes (and ``states`` positions and
@@ -139,7 +141,8 @@ def prove(
     ``mb`` on top of the table (seven eighths), or up to ``stack_mb``.  A ``seed`` other
     than 0 shuffles the order in which the search tries moves (the same for the same seed):
     still exhaustive, it meets a win sooner or later than the program's own order, which is
-    what restarts with a small ``states`` budget are for."""
+    what restarts with a small ``states`` budget are for; ``mix`` shuffles it further (moves
+    into an empty row among the others)."""
     args = ["--quiet", "--mb", str(mb)]
     if stack_mb:
         args += ["--stack-mb", str(stack_mb)]
@@ -150,7 +153,7 @@ def prove(
     if seconds:
         args += ["--seconds", str(seconds)]
     if seed:
-        args += ["--seed", str(seed)]
+        args += ["--seed", str(seed)] + (["--mix"] if mix else [])
     lines = _run(pos, args, exe).splitlines()
     head = lines[0].split()
     fields = dict(item.split("=", 1) for item in head[2:])
@@ -174,6 +177,7 @@ def prove(
         evicted=int(fields.get("evicted", 0)),
         pages=fields.get("pages", ""),
         seed=seed,
+        mix=bool(seed) and mix,
     )
 
 
@@ -193,6 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--evict", action="store_true", help="forget positions when full")
     parser.add_argument("--seed", type=int, default=0, help="shuffle the move order (0: none)")
+    parser.add_argument("--mix", action="store_true", help="with --seed, shuffle it further")
     args = parser.parse_args(argv)
     exe = build()
     for deal in args.deals:
@@ -203,6 +208,7 @@ def main(argv: list[str] | None = None) -> None:
             seconds=args.seconds,
             evict=args.evict,
             seed=args.seed,
+            mix=args.mix,
             exe=exe,
         )
         print(f"{deal}\t{found.verdict}\t{found.summary()}", flush=True)

@@ -38,7 +38,8 @@ portfolio, ``--prover-mb`` more memory, which settles some of them).  ``--prover
 first runs N short prover searches (``--prover-restart-states`` positions each) with their
 move orders shuffled by seeds 1..N: how soon a depth-first search meets a win depends much
 on its order, so a few short searches find wins a long one takes billions of positions to
-reach (``--prover-restarts-only``: nothing else).  A table of 1 GB or
+reach (``--prover-restarts-only``: nothing else; ``--prover-first-seed`` and ``--prover-mix``
+give another round other orders).  A table of 1 GB or
 more lies in 1 GB pages where the machine has them reserved (README.md: much faster).
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
@@ -144,15 +145,17 @@ def prover_verdict(
     restarts: int = 0,
     restart_states: int = 2_000_000,
     exhaustive: bool = True,
+    first_seed: int = 1,
+    mix: bool = False,
 ) -> tuple[str, str, str]:
     """(verdict, which solver gave it, the prover's figures) from scripts/bc_prove.c (its
     winning line replayed through the rules): first ``restarts`` searches with shuffled move
-    orders (seeds 1, 2, ...), ``restart_states`` positions each, then, unless one settled
-    the deal or ``exhaustive`` is false, one search within ``mb``, ``seconds`` and
-    ``states``."""
-    for seed in range(1, restarts + 1):
+    orders (seeds ``first_seed``, ``first_seed`` + 1, ...; ``mix``: shuffled further),
+    ``restart_states`` positions each, then, unless one settled the deal or ``exhaustive``
+    is false, one search within ``mb``, ``seconds`` and ``states``."""
+    for seed in range(first_seed, first_seed + restarts):
         found = bc_prove.prove(
-            pos, mb=restart_mb(restart_states), states=restart_states, seed=seed, exe=exe
+            pos, mb=restart_mb(restart_states), states=restart_states, seed=seed, mix=mix, exe=exe
         )
         if found.verdict != UNKNOWN:  # a win, or every position within the budget
             return found.verdict, PROVER_TAG, found.summary()
@@ -273,6 +276,15 @@ def main(argv: list[str] | None = None) -> None:
         help="positions per short search",
     )
     parser.add_argument(
+        "--prover-first-seed", type=int, default=1, help="the first short search's seed"
+    )
+    parser.add_argument(
+        "--prover-mix",
+        action="store_true",
+        help="short searches whose orders are shuffled further (moves into an empty row among "
+        "the others): another family of orders",
+    )
+    parser.add_argument(
         "--prover-restarts-only",
         action="store_true",
         help="no long search: deals the short ones do not settle stay unknown",
@@ -325,7 +337,7 @@ def main(argv: list[str] | None = None) -> None:
                     cls.deal(deal), args.prover_mb, args.prover_seconds or None, prover,
                     args.prover_states or None, args.prover_evict, args.prover_stack_mb or None,
                     args.prover_restarts, args.prover_restart_states,
-                    not args.prover_restarts_only,
+                    not args.prover_restarts_only, args.prover_first_seed, args.prover_mix,
                 )  # fmt: skip
             else:
                 verdict, how = verdict_of(

@@ -244,10 +244,10 @@ def test_a_shuffled_move_order_keeps_the_search_exhaustive(exe) -> None:
     stores every reachable position whatever the seed, and a solvable one wins."""
     for deal in (1, 26):
         plain = bc_prove.prove(CASTLE.deal(deal), mb=64, exe=exe)
-        for seed in (1, 2, 77):
-            shuffled = bc_prove.prove(CASTLE.deal(deal), mb=64, seed=seed, exe=exe)
+        for seed, mix in ((1, False), (2, False), (77, False), (3, True)):
+            shuffled = bc_prove.prove(CASTLE.deal(deal), mb=64, seed=seed, mix=mix, exe=exe)
             assert shuffled.verdict == plain.verdict == UNWINNABLE
-            assert shuffled.states == plain.states and shuffled.seed == seed
+            assert shuffled.states == plain.states and (shuffled.seed, shuffled.mix) == (seed, mix)
     for deal in (2, 9):
         lines = {bc_prove.prove(CASTLE.deal(deal), mb=64, seed=s, exe=exe).moves for s in (1, 2, 3)}
         assert None not in lines and len(lines) > 1  # replayed to a win; other orders, other lines
@@ -278,3 +278,13 @@ def test_restarts_find_a_win_the_programs_own_order_reaches_late(exe) -> None:
         CASTLE.deal(26), 64, None, exe, restarts=1, restart_states=5_000_000, exhaustive=False
     )
     assert verdict == UNWINNABLE and "seed=1" in figures
+
+
+def test_a_further_shuffle_is_another_family_of_orders(exe) -> None:
+    """Deal 6170: seeds 1 to 30 find no win within 2 million positions each; with --mix
+    (moves into an empty row among the others) seed 25 wins after 383354."""
+    opening = CASTLE.deal(6170)
+    plain = bc_prove.prove(opening, mb=64, states=500_000, seed=25, exe=exe)
+    assert plain.verdict == UNKNOWN
+    mixed = bc_prove.prove(opening, mb=64, states=500_000, seed=25, mix=True, exe=exe)
+    assert mixed.verdict == WINNABLE and mixed.moves and "seed=25 mix=1" in mixed.summary()
