@@ -1,8 +1,8 @@
 /* bc_prove.c: an exhaustive search of a Beleaguered Castle position, small and fast.
  *
- *     gcc -O2 -std=gnu99 -o bc_prove scripts/bc_prove.c
+ *     gcc -O2 -std=gnu99 -pthread -o bc_prove scripts/bc_prove.c
  *     bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--seed N]
- *              [--mix] [--quiet] < board.txt
+ *              [--mix] [--threads N] [--quiet] < board.txt
  *     bc_prove --moves < board.txt
  *
  * The position is read from stdin in Freecell Solver's board format, as the engine's
@@ -123,6 +123,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <linux/mman.h>
 #include <time.h>
 
@@ -313,7 +315,8 @@ static void unautos(Pos *p, const uint8_t *rec, int n) {
  * what taking their card uncovers (an empty row, then a card that can go up; a card resting
  * on one a rank higher last; short rows first).  The order depends on the position only, so
  * the search can generate a position's moves again. */
-static uint64_t seed; /* --seed: 0, the order above; else a shuffled one (see the top) */
+static uint64_t base_seed; /* --seed: 0, the order above; else a shuffled one (see the top) */
+static __thread uint64_t seed; /* this search's: base_seed + its thread's number */
 static int mix_groups; /* --mix: with --seed, moves into an empty row among the others */
 enum { SHUFFLE = 1000 }; /* the pseudo-random term's range, +-: more than the keys' */
 
@@ -408,7 +411,10 @@ static int gen(const Pos *p, Move *mv, int raw) {
 /* ------------------------------------------------------------------ the visited set */
 
 static uint64_t *table;
-static uint64_t nbuckets, capacity, nstates, ncompare;
+static uint64_t nbuckets, capacity;
+/* each search's counts (a thread each with --threads): positions it stored, comparisons */
+static __thread uint64_t nstates, ncompare;
+static int claim_mode; /* --threads 2 and more: see claim() */
 static const char *pages; /* the table's pages: 1G where reserved, else 4K (maybe 2M) */
 
 static inline uint64_t bucket_of(uint64_t h1) {
@@ -422,13 +428,17 @@ static inline int insert(uint64_t h1, uint64_t h2) {
     for (;;) {
         uint64_t *e = table + b * 8;
         for (int j = 0; j < 8; j++) {
-            if (!e[j]) {
-                e[j] = fp;
-                nstates++;
-                return 1;
+            uint64_t v = __atomic_load_n(&e[j], __ATOMIC_RELAXED);
+            if (!v) {
+                if (__atomic_compare_exchange_n(&e[j], &v, fp, 0, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED)) {
+                    nstates++;
+                    return 1;
+                }
+                /* another search took the entry: v is what it wrote */
             }
             ncompare++;
-            if (e[j] == fp)
+            if (v == fp)
                 return 0;
         }
         if (++b == nbuckets)
@@ -444,7 +454,7 @@ static inline int insert(uint64_t h1, uint64_t h2) {
  * down to the positions still stored, so the ones above big searches are kept.  The other
  * 60 bits are the fingerprint. */
 static int evict_mode;
-static uint64_t nevicted, npinned_evicted;
+static __thread uint64_t nevicted, npinned_evicted;
 enum { PIN = 1, CLASS_SHIFT = 1, CLASS_MASK = 7 };
 #define FP_MASK (~(uint64_t)15)
 
@@ -458,22 +468,26 @@ static inline int insert_evicting(uint64_t h1, uint64_t h2) {
     uint64_t fp = fingerprint60(h2);
     uint64_t b = bucket_of(h1), b2 = b + 1 == nbuckets ? 0 : b + 1;
     uint64_t *w[2] = {table + b * 8, table + b2 * 8};
+again:
     for (int k = 0; k < 2; k++)
         for (int j = 0; j < 8; j++) {
-            uint64_t e = w[k][j];
+            uint64_t e = __atomic_load_n(&w[k][j], __ATOMIC_RELAXED);
             if (!e) {
-                w[k][j] = fp | PIN;
-                nstates++;
-                return 1;
+                if (__atomic_compare_exchange_n(&w[k][j], &e, fp | PIN, 0, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED)) {
+                    nstates++;
+                    return 1;
+                }
             }
             ncompare++;
             if ((e & FP_MASK) == fp)
                 return 0;
         }
     int start = (int)(h2 >> 60), best = -1, best_class = CLASS_MASK + 1;
+    uint64_t seen[16];
     for (int i = 0; i < 16; i++) {
         int j = (start + i) & 15;
-        uint64_t e = w[j >> 3][j & 7];
+        uint64_t e = seen[j] = __atomic_load_n(&w[j >> 3][j & 7], __ATOMIC_RELAXED);
         if (e & PIN)
             continue;
         int c = (int)(e >> CLASS_SHIFT & CLASS_MASK);
@@ -488,7 +502,10 @@ static inline int insert_evicting(uint64_t h1, uint64_t h2) {
         best = start;
         npinned_evicted++;
     }
-    w[best >> 3][best & 7] = fp | PIN;
+    /* another search may have changed the entry meanwhile: then look again */
+    if (!__atomic_compare_exchange_n(&w[best >> 3][best & 7], &seen[best], fp | PIN, 0,
+                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        goto again;
     nstates++;
     nevicted++;
     return 1;
@@ -506,11 +523,36 @@ static inline void unpin(uint64_t h1, uint64_t h2, uint64_t work) {
         c++;
     }
     for (int k = 0; k < 2; k++)
-        for (int j = 0; j < 8; j++)
-            if ((w[k][j] & FP_MASK) == fp) {
-                w[k][j] = fp | (uint64_t)c << CLASS_SHIFT;
+        for (int j = 0; j < 8; j++) {
+            uint64_t e = __atomic_load_n(&w[k][j], __ATOMIC_RELAXED);
+            if ((e & FP_MASK) == fp) {
+                __atomic_compare_exchange_n(&w[k][j], &e, fp | (uint64_t)c << CLASS_SHIFT, 0,
+                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
                 return;
             }
+        }
+}
+
+/* Whether a position is stored (with --threads: a child is looked up when generated and
+ * claimed when visited, see claim()). */
+static inline int stored(uint64_t h1, uint64_t h2) {
+    uint64_t fp = evict_mode ? fingerprint60(h2) : h2 ? h2 : 1;
+    uint64_t mask = evict_mode ? FP_MASK : ~(uint64_t)0;
+    uint64_t b = bucket_of(h1);
+    for (int k = 0; !evict_mode || k < 2; k++) {
+        const uint64_t *e = table + b * 8;
+        for (int j = 0; j < 8; j++) {
+            uint64_t v = __atomic_load_n(&e[j], __ATOMIC_RELAXED);
+            if (!v)
+                return 0;
+            ncompare++;
+            if ((v & mask) == fp)
+                return 1;
+        }
+        if (++b == nbuckets)
+            b = 0;
+    }
+    return 0;
 }
 
 static inline int visit_insert(uint64_t h1, uint64_t h2) {
@@ -660,12 +702,13 @@ static void list_moves(Pos *p) {
 
 /* The high half: the low 32 bits of the count of stored positions when the frame was pushed
  * (--evict classes positions by the count their search stored). */
-static uint64_t *frames;
+static __thread uint64_t *frames;
 #define STAMP(x) ((uint32_t)((x) >> 32))
-static Move *mstack;
-static uint64_t frame_cap, mcap, mtop, stack_max, maxdepth;
-static uint8_t astack[64 + 64]; /* automatic moves along the path: at most 48 in all */
-static int root_na;
+static __thread Move *mstack;
+static __thread uint64_t frame_cap, mcap, mtop, maxdepth;
+static uint64_t stack_max; /* a search's (each thread's) */
+static __thread uint8_t astack[64 + 64]; /* automatic moves along the path: at most 48 in all */
+static __thread int root_na;
 
 static double now(void) {
     struct timespec t;
@@ -713,7 +756,8 @@ static int grow(void **a, uint64_t *cap, uint64_t need, size_t size, uint64_t ot
 /* Generate the children of p (whose parent's hashes are ph1, ph2).  If one is won, return
  * -1 with p left in that position and the move, its automatic moves in rec and their number
  * in *na; else store the children not seen before, push their moves on the move stack (the
- * first to visit on top) and return how many. */
+ * first to visit on top) and return how many.  With --threads the children are only looked
+ * up here, and stored when visited. */
 static int expand(Pos *p, uint64_t ph1, uint64_t ph2, Move *last, uint8_t *rec, int *na) {
     Move mv[MAXMOVES];
     uint64_t h1[MAXMOVES], h2[MAXMOVES];
@@ -752,31 +796,191 @@ static int expand(Pos *p, uint64_t ph1, uint64_t ph2, Move *last, uint8_t *rec, 
     int fresh = 0;
     for (int i = k - 1; i >= 0; i--)
         /* the move back to the parent gives the parent: stored, no need to look */
-        if (!(h1[i] == ph1 && h2[i] == ph2) && visit_insert(h1[i], h2[i])) {
+        if (!(h1[i] == ph1 && h2[i] == ph2) &&
+            (claim_mode ? !stored(h1[i], h2[i]) : visit_insert(h1[i], h2[i]))) {
             mstack[mtop++] = mv[i];
             fresh++;
         }
     return fresh;
 }
 
-static void report(const char *verdict, double t0, const char *reason) {
+/* ------------------------------------------------------------------ searches in threads
+ *
+ * --threads N runs N searches of one position in one table (N cores, one table of all the
+ * memory: a table that holds more of the positions forgets fewer of them), each in its own
+ * move order (--seed + its number).  A position is stored when a search visits it, not when
+ * its parent is expanded: the parent's search pushes the children it finds unstored, and
+ * when it comes to one, stores it (compare-and-swap in the table: exactly one search
+ * succeeds) or, if it was stored meanwhile, by this search deeper down or by another,
+ * leaves it.  Each search is exhaustive by the argument at the top: every position stored
+ * is visited by the search that stored it, which stores or finds stored each of its
+ * children, so the positions stored are closed under the moves.  The searches end when each
+ * has gone through its own stack; the first win ends them all.  The figures of a win are
+ * the sum of the searches' last published counts (every 4096 positions); the others are
+ * exact. */
+enum { MAXT = 16 };
+typedef struct {
+    uint64_t states, compare, maxdepth, evicted, pinned;
+    char pad[64 - 5 * sizeof(uint64_t)];
+} Counts;
+static Counts pub[MAXT];
+static __thread int me; /* the search's number */
+static int nthreads = 1;
+static double t0, seconds_budget;
+static unsigned long long max_states;
+static int quiet;
+static int stop_reason; /* 0, or why the searches stopped: */
+static const char *const REASONS[] = {NULL, "seconds", "states", "memory"};
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static Pos root; /* after its automatic moves */
+static uint8_t root_autos[64];
+static int root_nauto;
+
+static void publish(void) {
+    Counts c = {nstates, ncompare, maxdepth, nevicted, npinned_evicted, {0}};
+    pub[me] = c;
+}
+
+static Counts totals(void) {
+    Counts t = {0};
+    for (int i = 0; i < nthreads; i++) {
+        t.states += pub[i].states;
+        t.compare += pub[i].compare;
+        t.evicted += pub[i].evicted;
+        t.pinned += pub[i].pinned;
+        if (pub[i].maxdepth > t.maxdepth)
+            t.maxdepth = pub[i].maxdepth;
+    }
+    return t;
+}
+
+static void report(const char *verdict, const char *reason) {
+    Counts t = totals();
     printf("%s %llu comparisons=%llu maxdepth=%llu seconds=%.2f", verdict,
-           (unsigned long long)nstates, (unsigned long long)ncompare,
-           (unsigned long long)maxdepth, now() - t0);
+           (unsigned long long)t.states, (unsigned long long)t.compare,
+           (unsigned long long)t.maxdepth, now() - t0);
     if (strcmp(pages, "4K"))
         printf(" pages=%s", pages);
     if (evict_mode)
-        printf(" bits=60 evicted=%llu pinned_evicted=%llu", (unsigned long long)nevicted,
-               (unsigned long long)npinned_evicted);
+        printf(" bits=60 evicted=%llu pinned_evicted=%llu", (unsigned long long)t.evicted,
+               (unsigned long long)t.pinned);
+    if (nthreads > 1)
+        printf(" threads=%d", nthreads);
     if (reason)
         printf(" reason=%s", reason);
     putchar('\n');
 }
 
+static void stop(int why) {
+    int none = 0;
+    __atomic_compare_exchange_n(&stop_reason, &none, why, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static void won(Pos *p, uint64_t depth, Move last, const uint8_t *rec, int na) {
+    publish();
+    pthread_mutex_lock(&out_lock);
+    report("solvable", NULL);
+    print_line(p, depth, last, rec, na);
+    fflush(stdout);
+    _exit(0);
+}
+
+static void *search(void *arg) {
+    me = (int)(intptr_t)arg;
+    seed = base_seed + (uint64_t)me;
+    Pos p = root;
+    memcpy(astack, root_autos, sizeof root_autos);
+    root_na = root_nauto;
+    frame_cap = 1 << 12;
+    mcap = 1 << 14;
+    frames = malloc(frame_cap * sizeof *frames);
+    mstack = malloc(mcap * sizeof *mstack);
+    if (!frames || !mstack)
+        fail("out of memory", NULL);
+    int at = root_na, na = 0;
+    Move last = {0, 255};
+    uint8_t rec[64];
+    uint64_t depth = 0, steps = 0;
+    int fresh = p.bad == 0 ? -1 : expand(&p, 0, 0, &last, rec, &na);
+    if (fresh < 0)
+        won(&p, 0, last, rec, na);
+    frames[0] = (uint64_t)fresh * LEFT_ONE;
+    double next_note = 10;
+    while (!__atomic_load_n(&stop_reason, __ATOMIC_RELAXED)) {
+        uint32_t f = (uint32_t)frames[depth];
+        if (!F_LEFT(f)) {
+            if (!depth)
+                break;
+            if (evict_mode)
+                unpin(p.H1, p.H2, (uint32_t)((uint32_t)nstates - STAMP(frames[depth])));
+            na = F_NAUTO(f);
+            at -= na;
+            unautos(&p, astack + at, na);
+            Move m = {(uint8_t)F_FROM(f), (uint8_t)F_TO(f)};
+            unapply(&p, m);
+            depth--;
+            continue;
+        }
+        frames[depth] -= LEFT_ONE;
+        Move m = mstack[--mtop];
+        uint64_t ph1 = p.H1, ph2 = p.H2;
+        apply(&p, m);
+        na = autos_after(&p, m, astack + at);
+        if (claim_mode && !visit_insert(p.H1, p.H2)) {
+            /* stored since its parent was expanded: another search's, or met deeper */
+            unautos(&p, astack + at, na);
+            unapply(&p, m);
+            continue;
+        }
+        at += na;
+        if (!grow((void **)&frames, &frame_cap, depth + 2, sizeof *frames, mcap * sizeof *mstack) ||
+            !grow((void **)&mstack, &mcap, mtop + MAXMOVES, sizeof *mstack,
+                  frame_cap * sizeof *frames)) {
+            stop(3);
+            break;
+        }
+        depth++;
+        if (depth > maxdepth)
+            maxdepth = depth;
+        frames[depth] = FRAME(m.from, m.to, na) | (uint64_t)(uint32_t)nstates << 32;
+        fresh = expand(&p, ph1, ph2, &last, rec, &na);
+        if (fresh < 0)
+            won(&p, depth, last, rec, na);
+        frames[depth] |= (uint64_t)fresh * LEFT_ONE;
+        if (nthreads == 1) {
+            if ((!evict_mode && nstates >= capacity) || (max_states && nstates >= max_states)) {
+                stop(max_states && nstates >= max_states ? 2 : 3);
+                break;
+            }
+        } else if ((steps & 0xFFF) == 0) {
+            publish();
+            uint64_t all = totals().states;
+            if ((!evict_mode && all >= capacity) || (max_states && all >= max_states)) {
+                stop(max_states && all >= max_states ? 2 : 3);
+                break;
+            }
+        }
+        if ((++steps & 0xFFFF) == 0) {
+            double t = now() - t0;
+            if (seconds_budget > 0 && t >= seconds_budget) {
+                stop(1);
+                break;
+            }
+            if (!quiet && me == 0 && t >= next_note) {
+                uint64_t all = nthreads == 1 ? nstates : totals().states;
+                fprintf(stderr, "bc_prove: %llu states, %.0f a second, depth %llu\n",
+                        (unsigned long long)all, all / t, (unsigned long long)depth);
+                next_note = t * 1.5;
+            }
+        }
+    }
+    publish();
+    return NULL;
+}
+
 int main(int argc, char **argv) {
-    double mb = 1024, stack_mb = 0, seconds = 0;
-    unsigned long long max_states = 0;
-    int moves_only = 0, quiet = 0;
+    double mb = 1024, stack_mb = 0;
+    int moves_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mb") && i + 1 < argc)
             mb = atof(argv[++i]);
@@ -785,7 +989,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--states") && i + 1 < argc)
             max_states = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-            seconds = atof(argv[++i]);
+            seconds_budget = atof(argv[++i]);
         else if (!strcmp(argv[i], "--moves"))
             moves_only = 1;
         else if (!strcmp(argv[i], "--quiet"))
@@ -795,11 +999,16 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--mix"))
             mix_groups = 1;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 10);
-        else
+            base_seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            nthreads = atoi(argv[++i]);
+            if (nthreads < 1 || nthreads > MAXT)
+                fail("--threads takes 1 to 16", NULL);
+        } else
             fail("usage: bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--seed N] "
-                 "[--mix] [--quiet] [--moves] < board", NULL);
+                 "[--mix] [--threads N] [--quiet] [--moves] < board", NULL);
     }
+    claim_mode = nthreads > 1;
     init_zobrist();
     Pos p;
     read_position(&p);
@@ -807,17 +1016,18 @@ int main(int argc, char **argv) {
         list_moves(&p);
         return 0;
     }
-    double t0 = now();
+    t0 = now();
     /* the budget: 7/8 for the table (stopped at 90 % full); the stacks take what they use,
      * up to a quarter of it (a search whose path runs a hundred million positions deep
      * needs more than the eighth left), or up to --stack-mb (paths 130 million deep and
-     * more, 8 bytes a position and 2 a waiting move, outgrow a quarter of 8.5 GB) */
+     * more, 8 bytes a position and 2 a waiting move, outgrow a quarter of 8.5 GB); with
+     * --threads, each search's stacks a share of that */
     uint64_t bytes = (uint64_t)(mb * 1048576.0);
     nbuckets = bytes / 8 * 7 / 64;
     if (nbuckets < 16)
         nbuckets = 16;
     capacity = nbuckets * 8 / 10 * 9;
-    stack_max = stack_mb > 0 ? (uint64_t)(stack_mb * 1048576.0) : bytes / 4;
+    stack_max = (stack_mb > 0 ? (uint64_t)(stack_mb * 1048576.0) : bytes / 4) / (uint64_t)nthreads;
     if (stack_max < (1 << 16))
         stack_max = 1 << 16;
     /* 1 GB pages where the machine has them reserved (the table then takes whole
@@ -847,82 +1057,17 @@ int main(int argc, char **argv) {
         madvise(table, nbuckets * 64, MADV_HUGEPAGE);
 #endif
     }
-    frame_cap = 1 << 12;
-    mcap = 1 << 14;
-    frames = malloc(frame_cap * sizeof *frames);
-    mstack = malloc(mcap * sizeof *mstack);
-    if (!frames || !mstack)
-        fail("out of memory", NULL);
-
-    root_na = autos(&p, astack);
-    int at = root_na, na = 0;
-    Move last = {0, 255};
-    uint8_t rec[64];
-    uint64_t depth = 0, steps = 0;
+    root_nauto = autos(&p, root_autos);
+    root = p;
+    me = 0;
     visit_insert(p.H1, p.H2);
-    int fresh = p.bad == 0 ? -1 : expand(&p, 0, 0, &last, rec, &na);
-    if (fresh < 0) {
-        report("solvable", t0, NULL);
-        print_line(&p, 0, last, rec, na);
-        return 0;
-    }
-    frames[0] = (uint64_t)fresh * LEFT_ONE;
-    double next_note = 10;
-    while (1) {
-        uint32_t f = (uint32_t)frames[depth];
-        if (!F_LEFT(f)) {
-            if (!depth)
-                break;
-            if (evict_mode)
-                unpin(p.H1, p.H2, (uint32_t)((uint32_t)nstates - STAMP(frames[depth])));
-            na = F_NAUTO(f);
-            at -= na;
-            unautos(&p, astack + at, na);
-            Move m = {(uint8_t)F_FROM(f), (uint8_t)F_TO(f)};
-            unapply(&p, m);
-            depth--;
-            continue;
-        }
-        frames[depth] -= LEFT_ONE;
-        Move m = mstack[--mtop];
-        uint64_t ph1 = p.H1, ph2 = p.H2;
-        apply(&p, m);
-        na = autos_after(&p, m, astack + at);
-        at += na;
-        if (!grow((void **)&frames, &frame_cap, depth + 2, sizeof *frames, mcap * sizeof *mstack) ||
-            !grow((void **)&mstack, &mcap, mtop + MAXMOVES, sizeof *mstack,
-                  frame_cap * sizeof *frames)) {
-            report("unknown", t0, "memory");
-            return 0;
-        }
-        depth++;
-        if (depth > maxdepth)
-            maxdepth = depth;
-        frames[depth] = FRAME(m.from, m.to, na) | (uint64_t)(uint32_t)nstates << 32;
-        fresh = expand(&p, ph1, ph2, &last, rec, &na);
-        if (fresh < 0) {
-            report("solvable", t0, NULL);
-            print_line(&p, depth, last, rec, na);
-            return 0;
-        }
-        frames[depth] |= (uint64_t)fresh * LEFT_ONE;
-        if ((!evict_mode && nstates >= capacity) || (max_states && nstates >= max_states)) {
-            report("unknown", t0, max_states && nstates >= max_states ? "states" : "memory");
-            return 0;
-        }
-        if ((++steps & 0xFFFF) == 0) {
-            double t = now() - t0;
-            if (seconds > 0 && t >= seconds) {
-                report("unknown", t0, "seconds");
-                return 0;
-            }
-            if (!quiet && t >= next_note) {
-                fprintf(stderr, "bc_prove: %llu states, %.0f a second, depth %llu\n",
-                        (unsigned long long)nstates, nstates / t, (unsigned long long)depth);
-                next_note = t * 1.5;
-            }
-        }
-    }
-    report("unsolvable", t0, NULL);
+    pthread_t threads[MAXT];
+    for (int i = 1; i < nthreads; i++)
+        if (pthread_create(&threads[i], NULL, search, (void *)(intptr_t)i))
+            fail("cannot start a thread", NULL);
+    search((void *)0);
+    for (int i = 1; i < nthreads; i++)
+        pthread_join(threads[i], NULL);
+    report(stop_reason ? "unknown" : "unsolvable", REASONS[stop_reason]);
     return 0;
 }

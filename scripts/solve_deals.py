@@ -147,12 +147,14 @@ def prover_verdict(
     exhaustive: bool = True,
     first_seed: int = 1,
     mix: bool = False,
+    threads: int = 1,
 ) -> tuple[str, str, str]:
     """(verdict, which solver gave it, the prover's figures) from scripts/bc_prove.c (its
     winning line replayed through the rules): first ``restarts`` searches with shuffled move
     orders (seeds ``first_seed``, ``first_seed`` + 1, ...; ``mix``: shuffled further),
     ``restart_states`` positions each, then, unless one settled the deal or ``exhaustive``
-    is false, one search within ``mb``, ``seconds`` and ``states``."""
+    is false, one search within ``mb``, ``seconds`` and ``states`` (``threads`` searches
+    sharing its table)."""
     for seed in range(first_seed, first_seed + restarts):
         found = bc_prove.prove(
             pos, mb=restart_mb(restart_states), states=restart_states, seed=seed, mix=mix, exe=exe
@@ -162,7 +164,14 @@ def prover_verdict(
     if not exhaustive:
         return UNKNOWN, PROVER_TAG, f"restarts={restarts} states={restart_states}"
     found = bc_prove.prove(
-        pos, mb=mb, seconds=seconds, states=states, evict=evict, stack_mb=stack_mb, exe=exe
+        pos,
+        mb=mb,
+        seconds=seconds,
+        states=states,
+        evict=evict,
+        stack_mb=stack_mb,
+        threads=threads,
+        exe=exe,
     )
     return found.verdict, PROVER_TAG, found.summary()
 
@@ -285,6 +294,12 @@ def main(argv: list[str] | None = None) -> None:
         "the others): another family of orders",
     )
     parser.add_argument(
+        "--prover-threads",
+        type=int,
+        default=1,
+        help="the long search as this many searches sharing one table, one a core",
+    )
+    parser.add_argument(
         "--prover-restarts-only",
         action="store_true",
         help="no long search: deals the short ones do not settle stay unknown",
@@ -338,6 +353,7 @@ def main(argv: list[str] | None = None) -> None:
                     args.prover_states or None, args.prover_evict, args.prover_stack_mb or None,
                     args.prover_restarts, args.prover_restart_states,
                     not args.prover_restarts_only, args.prover_first_seed, args.prover_mix,
+                    args.prover_threads,
                 )  # fmt: skip
             else:
                 verdict, how = verdict_of(

@@ -169,6 +169,30 @@ def test_a_full_table_forgets_positions_and_the_verdicts_stand(exe) -> None:
     assert found.bits == 60
 
 
+def test_searches_in_threads_share_one_table_and_store_every_position_once(exe) -> None:
+    """--threads: searches in several orders share a table, each storing a position when it
+    visits it; together they store exactly the positions one search stores (deal 2925:
+    about 3.1 million, unsolvable), with a table too small for them too, and a win is a
+    line the engine replays."""
+    opening = CASTLE.deal(2925)
+    one = bc_prove.prove(opening, mb=64, exe=exe)
+    two = bc_prove.prove(opening, mb=64, threads=2, exe=exe)
+    assert one.verdict == two.verdict == UNWINNABLE
+    assert two.states == one.states > 3_000_000 and two.threads == 2
+    forgetting = bc_prove.prove(opening, mb=24, evict=True, threads=2, exe=exe)
+    assert forgetting.verdict == UNWINNABLE and forgetting.evicted > 100_000
+    assert forgetting.states > one.states
+    for deal in (2, 9, 10, 11):
+        assert table("beleaguered_castle").solvable(deal) is True
+        found = bc_prove.prove(CASTLE.deal(deal), mb=256, evict=True, threads=2, exe=exe)
+        assert found.verdict == WINNABLE and found.moves  # replayed by prove()
+    # scripts/solve_deals.py --prover-threads: the long search in threads
+    from scripts import solve_deals
+
+    verdict, how, figures = solve_deals.prover_verdict(CASTLE.deal(26), 64, None, exe, threads=2)
+    assert (verdict, how) == (UNWINNABLE, solve_deals.PROVER_TAG) and "threads=2" in figures
+
+
 def test_the_paths_room_is_its_own_budget(exe) -> None:
     """--stack-mb bounds the path's stacks apart from the table: deal 2856's search runs
     19119 positions deep before a 64 MB table is full, 0.1 MB of stacks stop it sooner."""
