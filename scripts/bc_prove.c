@@ -414,7 +414,6 @@ static uint64_t *table;
 static uint64_t nbuckets, capacity;
 /* each search's counts (a thread each with --threads): positions it stored, comparisons */
 static __thread uint64_t nstates, ncompare;
-static int claim_mode; /* --threads 2 and more: see claim() */
 static const char *pages; /* the table's pages: 1G where reserved, else 4K (maybe 2M) */
 
 static inline uint64_t bucket_of(uint64_t h1) {
@@ -531,28 +530,6 @@ static inline void unpin(uint64_t h1, uint64_t h2, uint64_t work) {
                 return;
             }
         }
-}
-
-/* Whether a position is stored (with --threads: a child is looked up when generated and
- * claimed when visited, see claim()). */
-static inline int stored(uint64_t h1, uint64_t h2) {
-    uint64_t fp = evict_mode ? fingerprint60(h2) : h2 ? h2 : 1;
-    uint64_t mask = evict_mode ? FP_MASK : ~(uint64_t)0;
-    uint64_t b = bucket_of(h1);
-    for (int k = 0; !evict_mode || k < 2; k++) {
-        const uint64_t *e = table + b * 8;
-        for (int j = 0; j < 8; j++) {
-            uint64_t v = __atomic_load_n(&e[j], __ATOMIC_RELAXED);
-            if (!v)
-                return 0;
-            ncompare++;
-            if ((v & mask) == fp)
-                return 1;
-        }
-        if (++b == nbuckets)
-            b = 0;
-    }
-    return 0;
 }
 
 static inline int visit_insert(uint64_t h1, uint64_t h2) {
@@ -708,7 +685,13 @@ static __thread Move *mstack;
 static __thread uint64_t frame_cap, mcap, mtop, maxdepth;
 static uint64_t stack_max; /* a search's (each thread's) */
 static __thread uint8_t astack[64 + 64]; /* automatic moves along the path: at most 48 in all */
-static __thread int root_na;
+static uint8_t root_autos[64]; /* the root's automatic moves */
+static int root_nauto;
+/* a search's start other than the root: the random walk from the root to it */
+enum { MAXWALK = 256 };
+static __thread Move walk[MAXWALK];
+static __thread uint8_t walk_na[MAXWALK];
+static __thread int nwalk;
 
 static double now(void) {
     struct timespec t;
@@ -719,8 +702,13 @@ static double now(void) {
 static void print_line(Pos *p, uint64_t depth, Move last, const uint8_t *rec, int na) {
     int first = 1, at = 0;
     printf("line: ");
-    print_autos(astack, root_na, &first);
-    at = root_na;
+    print_autos(astack, root_nauto, &first);
+    at = root_nauto;
+    for (int i = 0; i < nwalk; i++) {
+        print_move(walk[i].from, walk[i].to, &first);
+        print_autos(astack + at, walk_na[i], &first);
+        at += walk_na[i];
+    }
     for (uint64_t d = 1; d <= depth; d++) {
         uint32_t f = (uint32_t)frames[d];
         print_move(F_FROM(f), F_TO(f), &first);
@@ -756,8 +744,7 @@ static int grow(void **a, uint64_t *cap, uint64_t need, size_t size, uint64_t ot
 /* Generate the children of p (whose parent's hashes are ph1, ph2).  If one is won, return
  * -1 with p left in that position and the move, its automatic moves in rec and their number
  * in *na; else store the children not seen before, push their moves on the move stack (the
- * first to visit on top) and return how many.  With --threads the children are only looked
- * up here, and stored when visited. */
+ * first to visit on top) and return how many. */
 static int expand(Pos *p, uint64_t ph1, uint64_t ph2, Move *last, uint8_t *rec, int *na) {
     Move mv[MAXMOVES];
     uint64_t h1[MAXMOVES], h2[MAXMOVES];
@@ -796,8 +783,7 @@ static int expand(Pos *p, uint64_t ph1, uint64_t ph2, Move *last, uint8_t *rec, 
     int fresh = 0;
     for (int i = k - 1; i >= 0; i--)
         /* the move back to the parent gives the parent: stored, no need to look */
-        if (!(h1[i] == ph1 && h2[i] == ph2) &&
-            (claim_mode ? !stored(h1[i], h2[i]) : visit_insert(h1[i], h2[i]))) {
+        if (!(h1[i] == ph1 && h2[i] == ph2) && visit_insert(h1[i], h2[i])) {
             mstack[mtop++] = mv[i];
             fresh++;
         }
@@ -807,17 +793,17 @@ static int expand(Pos *p, uint64_t ph1, uint64_t ph2, Move *last, uint8_t *rec, 
 /* ------------------------------------------------------------------ searches in threads
  *
  * --threads N runs N searches of one position in one table (N cores, one table of all the
- * memory: a table that holds more of the positions forgets fewer of them), each in its own
- * move order (--seed + its number).  A position is stored when a search visits it, not when
- * its parent is expanded: the parent's search pushes the children it finds unstored, and
- * when it comes to one, stores it (compare-and-swap in the table: exactly one search
- * succeeds) or, if it was stored meanwhile, by this search deeper down or by another,
- * leaves it.  Each search is exhaustive by the argument at the top: every position stored
- * is visited by the search that stored it, which stores or finds stored each of its
- * children, so the positions stored are closed under the moves.  The searches end when each
- * has gone through its own stack; the first win ends them all.  The figures of a win are
- * the sum of the searches' last published counts (every 4096 positions); the others are
- * exact. */
+ * memory: a table that holds more of the positions forgets fewer of them).  Each stores a
+ * position when it generates it, as above; a compare-and-swap in the table makes exactly one
+ * search store it, and that search visits it.  The first search starts at the root, each
+ * other at the end of a random walk from the root (the search's moves, in its own order,
+ * --seed + its number) that it stores; a search that is done walks again for a start not
+ * stored yet, while any search is under way.  The searches are exhaustive by the argument
+ * at the top: every position stored is visited by the search that stored it, which stores
+ * or finds stored each of its children, so the positions stored, the root among them, are
+ * closed under the moves.  The verdict waits for every search to be done; the first win
+ * ends them all (its line starts with the walk).  The figures of a win are the sum of the
+ * searches' last published counts (every 4096 positions); the others are exact. */
 enum { MAXT = 16 };
 typedef struct {
     uint64_t states, compare, maxdepth, evicted, pinned;
@@ -833,8 +819,7 @@ static int stop_reason; /* 0, or why the searches stopped: */
 static const char *const REASONS[] = {NULL, "seconds", "states", "memory"};
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static Pos root; /* after its automatic moves */
-static uint8_t root_autos[64];
-static int root_nauto;
+static int running = 1; /* searches under way: the root's, then those from walks */
 
 static void publish(void) {
     Counts c = {nstates, ncompare, maxdepth, nevicted, npinned_evicted, {0}};
@@ -864,8 +849,11 @@ static void report(const char *verdict, const char *reason) {
     if (evict_mode)
         printf(" bits=60 evicted=%llu pinned_evicted=%llu", (unsigned long long)t.evicted,
                (unsigned long long)t.pinned);
-    if (nthreads > 1)
-        printf(" threads=%d", nthreads);
+    if (nthreads > 1) {
+        printf(" threads=%d per_thread=", nthreads);
+        for (int i = 0; i < nthreads; i++)
+            printf("%s%llu", i ? "," : "", (unsigned long long)pub[i].states);
+    }
     if (reason)
         printf(" reason=%s", reason);
     putchar('\n');
@@ -885,94 +873,141 @@ static void won(Pos *p, uint64_t depth, Move last, const uint8_t *rec, int na) {
     _exit(0);
 }
 
+/* A start for a search other than the root's: the end of a random walk from the root (the
+ * search's moves, each with its automatic moves) that this search stores, not stored
+ * before.  0 if none was found in a round of walks. */
+static __thread uint64_t walk_rng;
+enum { WALKS = 1000 };
+
+static int walk_start(Pos *p, int *at) {
+    for (int t = 0; t < WALKS; t++) {
+        *p = root;
+        *at = root_nauto;
+        nwalk = 0;
+        int len = 8 + (int)(splitmix(&walk_rng) % (MAXWALK - 8));
+        for (int i = 0; i < len; i++) {
+            Move mv[MAXMOVES];
+            int k = gen(p, mv, 0);
+            if (!k)
+                break;
+            Move m = mv[splitmix(&walk_rng) % (uint64_t)k];
+            apply(p, m);
+            int na = autos(p, astack + *at);
+            *at += na;
+            walk[nwalk] = m;
+            walk_na[nwalk++] = (uint8_t)na;
+            if (p->bad == 0)
+                return -1;
+        }
+        if (visit_insert(p->H1, p->H2))
+            return 1;
+    }
+    return 0;
+}
+
 static void *search(void *arg) {
     me = (int)(intptr_t)arg;
     seed = base_seed + (uint64_t)me;
-    Pos p = root;
+    walk_rng = 0x5EED0000ULL + (uint64_t)me * 0x9E3779B97F4A7C15ULL + base_seed;
     memcpy(astack, root_autos, sizeof root_autos);
-    root_na = root_nauto;
     frame_cap = 1 << 12;
     mcap = 1 << 14;
     frames = malloc(frame_cap * sizeof *frames);
     mstack = malloc(mcap * sizeof *mstack);
     if (!frames || !mstack)
         fail("out of memory", NULL);
-    int at = root_na, na = 0;
     Move last = {0, 255};
     uint8_t rec[64];
-    uint64_t depth = 0, steps = 0;
-    int fresh = p.bad == 0 ? -1 : expand(&p, 0, 0, &last, rec, &na);
-    if (fresh < 0)
-        won(&p, 0, last, rec, na);
-    frames[0] = (uint64_t)fresh * LEFT_ONE;
-    double next_note = 10;
-    while (!__atomic_load_n(&stop_reason, __ATOMIC_RELAXED)) {
-        uint32_t f = (uint32_t)frames[depth];
-        if (!F_LEFT(f)) {
-            if (!depth)
+    int na = 0;
+    uint64_t steps = 0;
+    for (int start = 0; !__atomic_load_n(&stop_reason, __ATOMIC_RELAXED); start++) {
+        Pos p = root;
+        int at = root_nauto;
+        nwalk = 0;
+        if (start || me) {
+            /* more searches than one: the others start at the ends of random walks, and each
+             * search that is done looks for another start so, while any search runs */
+            int found;
+            while (!(found = walk_start(&p, &at)) && __atomic_load_n(&running, __ATOMIC_RELAXED) &&
+                   !__atomic_load_n(&stop_reason, __ATOMIC_RELAXED))
+                ;
+            if (found < 0)
+                won(&p, 0, last, rec, 0);
+            if (!found)
                 break;
-            if (evict_mode)
-                unpin(p.H1, p.H2, (uint32_t)((uint32_t)nstates - STAMP(frames[depth])));
-            na = F_NAUTO(f);
-            at -= na;
-            unautos(&p, astack + at, na);
-            Move m = {(uint8_t)F_FROM(f), (uint8_t)F_TO(f)};
-            unapply(&p, m);
-            depth--;
-            continue;
+            __atomic_fetch_add(&running, 1, __ATOMIC_RELAXED);
         }
-        frames[depth] -= LEFT_ONE;
-        Move m = mstack[--mtop];
-        uint64_t ph1 = p.H1, ph2 = p.H2;
-        apply(&p, m);
-        na = autos_after(&p, m, astack + at);
-        if (claim_mode && !visit_insert(p.H1, p.H2)) {
-            /* stored since its parent was expanded: another search's, or met deeper */
-            unautos(&p, astack + at, na);
-            unapply(&p, m);
-            continue;
-        }
-        at += na;
-        if (!grow((void **)&frames, &frame_cap, depth + 2, sizeof *frames, mcap * sizeof *mstack) ||
-            !grow((void **)&mstack, &mcap, mtop + MAXMOVES, sizeof *mstack,
-                  frame_cap * sizeof *frames)) {
-            stop(3);
-            break;
-        }
-        depth++;
-        if (depth > maxdepth)
-            maxdepth = depth;
-        frames[depth] = FRAME(m.from, m.to, na) | (uint64_t)(uint32_t)nstates << 32;
-        fresh = expand(&p, ph1, ph2, &last, rec, &na);
+        uint64_t depth = 0;
+        int fresh = p.bad == 0 ? -1 : expand(&p, 0, 0, &last, rec, &na);
         if (fresh < 0)
-            won(&p, depth, last, rec, na);
-        frames[depth] |= (uint64_t)fresh * LEFT_ONE;
-        if (nthreads == 1) {
-            if ((!evict_mode && nstates >= capacity) || (max_states && nstates >= max_states)) {
-                stop(max_states && nstates >= max_states ? 2 : 3);
+            won(&p, 0, last, rec, na);
+        frames[0] = (uint64_t)fresh * LEFT_ONE;
+        double next_note = 10;
+        while (!__atomic_load_n(&stop_reason, __ATOMIC_RELAXED)) {
+            uint32_t f = (uint32_t)frames[depth];
+            if (!F_LEFT(f)) {
+                if (!depth)
+                    break;
+                if (evict_mode)
+                    unpin(p.H1, p.H2, (uint32_t)((uint32_t)nstates - STAMP(frames[depth])));
+                na = F_NAUTO(f);
+                at -= na;
+                unautos(&p, astack + at, na);
+                Move m = {(uint8_t)F_FROM(f), (uint8_t)F_TO(f)};
+                unapply(&p, m);
+                depth--;
+                continue;
+            }
+            frames[depth] -= LEFT_ONE;
+            Move m = mstack[--mtop];
+            uint64_t ph1 = p.H1, ph2 = p.H2;
+            apply(&p, m);
+            na = autos_after(&p, m, astack + at);
+            at += na;
+            if (!grow((void **)&frames, &frame_cap, depth + 2, sizeof *frames, mcap * sizeof *mstack) ||
+                !grow((void **)&mstack, &mcap, mtop + MAXMOVES, sizeof *mstack,
+                      frame_cap * sizeof *frames)) {
+                stop(3);
                 break;
             }
-        } else if ((steps & 0xFFF) == 0) {
-            publish();
-            uint64_t all = totals().states;
-            if ((!evict_mode && all >= capacity) || (max_states && all >= max_states)) {
-                stop(max_states && all >= max_states ? 2 : 3);
-                break;
+            depth++;
+            if (depth > maxdepth)
+                maxdepth = depth;
+            frames[depth] = FRAME(m.from, m.to, na) | (uint64_t)(uint32_t)nstates << 32;
+            fresh = expand(&p, ph1, ph2, &last, rec, &na);
+            if (fresh < 0)
+                won(&p, depth, last, rec, na);
+            frames[depth] |= (uint64_t)fresh * LEFT_ONE;
+            if (nthreads == 1) {
+                if ((!evict_mode && nstates >= capacity) || (max_states && nstates >= max_states)) {
+                    stop(max_states && nstates >= max_states ? 2 : 3);
+                    break;
+                }
+            } else if ((steps & 0xFFF) == 0) {
+                publish();
+                uint64_t all = totals().states;
+                if ((!evict_mode && all >= capacity) || (max_states && all >= max_states)) {
+                    stop(max_states && all >= max_states ? 2 : 3);
+                    break;
+                }
+            }
+            if ((++steps & 0xFFFF) == 0) {
+                double t = now() - t0;
+                if (seconds_budget > 0 && t >= seconds_budget) {
+                    stop(1);
+                    break;
+                }
+                if (!quiet && me == 0 && t >= next_note) {
+                    uint64_t all = nthreads == 1 ? nstates : totals().states;
+                    fprintf(stderr, "bc_prove: %llu states, %.0f a second, depth %llu\n",
+                            (unsigned long long)all, all / t, (unsigned long long)depth);
+                    next_note = t * 1.5;
+                }
             }
         }
-        if ((++steps & 0xFFFF) == 0) {
-            double t = now() - t0;
-            if (seconds_budget > 0 && t >= seconds_budget) {
-                stop(1);
-                break;
-            }
-            if (!quiet && me == 0 && t >= next_note) {
-                uint64_t all = nthreads == 1 ? nstates : totals().states;
-                fprintf(stderr, "bc_prove: %llu states, %.0f a second, depth %llu\n",
-                        (unsigned long long)all, all / t, (unsigned long long)depth);
-                next_note = t * 1.5;
-            }
-        }
+        __atomic_fetch_sub(&running, 1, __ATOMIC_RELAXED);
+        if (nthreads == 1)
+            break;
     }
     publish();
     return NULL;
@@ -1008,7 +1043,6 @@ int main(int argc, char **argv) {
             fail("usage: bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--seed N] "
                  "[--mix] [--threads N] [--quiet] [--moves] < board", NULL);
     }
-    claim_mode = nthreads > 1;
     init_zobrist();
     Pos p;
     read_position(&p);

@@ -51,6 +51,7 @@ class Proof:
     seed: int = 0  # the move order's shuffle (0: the program's own order)
     mix: bool = False  # with seed: moves into an empty row shuffled among the others too
     threads: int = 1  # searches sharing the table, one a core
+    per_thread: str = ""  # with threads: the positions each stored, comma-separated
 
     @property
     def false_seen_bound(self) -> float:
@@ -147,8 +148,9 @@ def prove(
     still exhaustive, it meets a win sooner or later than the program's own order, which is
     what restarts with a small ``states`` budget are for; ``mix`` shuffles it further (moves
     into an empty row among the others).  ``threads`` searches (one a core) share one
-    table, each in its own order (seed, seed + 1, ...): as exact, faster, and a table of
-    all the memory forgets fewer positions than one of a share of it."""
+    table, the first from ``pos``, the others from the ends of random walks, each in its own
+    order (seed, seed + 1, ...): as exact, faster, and a table of all the memory forgets
+    fewer positions than one of a share of it."""
     args = ["--quiet", "--mb", str(mb)]
     if stack_mb:
         args += ["--stack-mb", str(stack_mb)]
@@ -187,6 +189,7 @@ def prove(
         seed=seed,
         mix=bool(seed) and mix,
         threads=threads,
+        per_thread=fields.get("per_thread", ""),
     )
 
 

@@ -170,15 +170,17 @@ def test_a_full_table_forgets_positions_and_the_verdicts_stand(exe) -> None:
 
 
 def test_searches_in_threads_share_one_table_and_store_every_position_once(exe) -> None:
-    """--threads: searches in several orders share a table, each storing a position when it
-    visits it; together they store exactly the positions one search stores (deal 2925:
-    about 3.1 million, unsolvable), with a table too small for them too, and a win is a
-    line the engine replays."""
+    """--threads: searches share a table, the first from the opening, the others from the
+    ends of random walks; together they store exactly the positions one search stores (deal
+    2925: about 3.1 million, unsolvable), they prove it with a table too small for them too,
+    and a win, walk and all, is a line the engine replays."""
     opening = CASTLE.deal(2925)
     one = bc_prove.prove(opening, mb=64, exe=exe)
     two = bc_prove.prove(opening, mb=64, threads=2, exe=exe)
     assert one.verdict == two.verdict == UNWINNABLE
     assert two.states == one.states > 3_000_000 and two.threads == 2
+    shares = [int(n) for n in two.per_thread.split(",")]
+    assert len(shares) == 2 and sum(shares) == two.states and min(shares) > 0
     forgetting = bc_prove.prove(opening, mb=24, evict=True, threads=2, exe=exe)
     assert forgetting.verdict == UNWINNABLE and forgetting.evicted > 100_000
     assert forgetting.states > one.states
