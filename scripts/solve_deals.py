@@ -39,7 +39,8 @@ first runs N short prover searches (``--prover-restart-states`` positions each) 
 move orders shuffled by seeds 1..N: how soon a depth-first search meets a win depends much
 on its order, so a few short searches find wins a long one takes billions of positions to
 reach (``--prover-restarts-only``: nothing else; ``--prover-first-seed`` and ``--prover-mix``
-give another round other orders).  A table of 1 GB or
+give another round other orders).  ``--prover-threads N`` runs the long search as N searches
+sharing one table (one a core: a deal gets every core and all the memory).  A table of 1 GB or
 more lies in 1 GB pages where the machine has them reserved (README.md: much faster).
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
