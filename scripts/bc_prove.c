@@ -2,7 +2,7 @@
  *
  *     gcc -O2 -std=gnu99 -pthread -o bc_prove scripts/bc_prove.c
  *     bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--seed N]
- *              [--mix] [--threads N] [--quiet] < board.txt
+ *              [--mix] [--threads N] [--suitless R] [--quiet] < board.txt
  *     bc_prove --moves < board.txt
  *
  * The position is read from stdin in Freecell Solver's board format, as the engine's
@@ -16,6 +16,7 @@
  *     line: t3-t5 t7-f ...            (engine moves, rows t1..t8, f the foundations)
  *     unsolvable <states> comparisons=<C> maxdepth=<D> seconds=<s>
  *     unknown <states> comparisons=<C> maxdepth=<D> seconds=<s> reason=<memory|states|seconds>
+ *     relaxed-solvable <states> ...    (--suitless only: the relaxed game below can be won)
  *
  * <states> is the number of distinct positions stored; the winning line includes every move
  * to the foundations (replayed with autoplay off it wins).  With --moves the program prints
@@ -116,6 +117,31 @@
  * foundations stay first), another family of orders for another round of restarts.  The search is as exhaustive as before, its verdicts as exact;
  * the caller (scripts/solve_deals.py --prover-restarts) runs a few seeds with a small
  * --states budget each before one long search.
+ *
+ * The relaxed game (--suitless R, R from 1 to 12), to prove a deal unsolvable when the real
+ * game has too many positions to search: the cards above rank R lose their suits, and such
+ * a card of rank r may go up onto any foundation that holds r - 1 (so: when fewer cards of
+ * rank r than of rank r - 1 are up).  Cards of rank R or lower keep their suits and their
+ * rule.  Every move of the real game is a move of the relaxed one, from the same position
+ * with the suits of the high cards forgotten: a row move depends on ranks only, a low card
+ * goes up as before, and a high card X of rank r and suit s goes up in the real game when
+ * s's foundation holds r - 1, so the rank r - 1 card of s is up and the rank r one is not,
+ * and every suit whose rank r card is up has its rank r - 1 card up too: more cards of rank
+ * r - 1 than of rank r are up.  So a real win is a relaxed win, and a relaxed game with no
+ * win means a deal with none.  A relaxed win proves nothing ("relaxed-solvable", no line).
+ * The program plays it with the high cards' suits replaced by spades (so positions that
+ * differ only in which high card of a rank lies where are one position: the hashes merge
+ * them, and that is where the positions saved come from) and a high card going up onto the
+ * first foundation that holds r - 1; the foundations then hold a different assignment of
+ * levels to suits than the real game would, but the same number at each level above R,
+ * and the rules read only that (low cards go up by their own suit's level, below R, which
+ * is exact).  The prunings above hold in the relaxed game: automatic moves are made for low
+ * cards only, and the argument is the same (X and the Ys are low cards; putting low cards up
+ * sooner never stops a high card from going up, since more foundations then hold R or more);
+ * rows are still interchangeable; a position whose rows all run down is won (the lowest
+ * card left can go up: all lower ones are).  On deal 2925 (unsolvable, 3,083,339 positions)
+ * the relaxed game at R = 8 has 497,287 positions and at R = 6 87,443, and is still
+ * unsolvable; at R = 4 it can be won.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -232,10 +258,12 @@ static void rehash(Pos *p) {
     }
 }
 
+static int suitless_above = 13; /* --suitless R: the relaxed game (see the top) */
+
 static inline void apply(Pos *p, Move m) {
     int card = pop_card(p, m.from);
     if (m.to >= FOUND)
-        p->found[SUIT(card)]++;
+        p->found[m.to - FOUND]++;
     else
         push_card(p, m.to, card);
 }
@@ -243,8 +271,8 @@ static inline void apply(Pos *p, Move m) {
 static inline void unapply(Pos *p, Move m) {
     int card;
     if (m.to >= FOUND) {
-        int suit = m.to - FOUND;
-        card = CARD(p->found[suit], suit);
+        int suit = m.to - FOUND, r = p->found[suit];
+        card = CARD(r, r > suitless_above ? 0 : suit);
         p->found[suit]--;
     } else {
         card = pop_card(p, m.to);
@@ -274,7 +302,7 @@ static int autos(Pos *p, uint8_t *rec) {
         if (!p->len[s])
             continue;
         int card = p->c[s][p->len[s] - 1], r = RANK(card), suit = SUIT(card);
-        if (p->found[suit] == r - 1 && r - auto_slack <= low) {
+        if (p->found[suit] == r - 1 && r - auto_slack <= low && r <= suitless_above) {
             pop_card(p, s);
             p->found[suit]++;
             rec[n++] = (uint8_t)(s | suit << 3);
@@ -288,7 +316,7 @@ static int autos(Pos *p, uint8_t *rec) {
 /* Whether a card goes up by itself (low: the lowest foundation). */
 static inline int auto_fits(const Pos *p, int card, int low) {
     int r = RANK(card);
-    return p->found[SUIT(card)] == r - 1 && r - auto_slack <= low;
+    return p->found[SUIT(card)] == r - 1 && r - auto_slack <= low && r <= suitless_above;
 }
 
 /* The automatic moves after move m from a position where none was left: only the card m
@@ -359,8 +387,16 @@ static int gen(const Pos *p, Move *mv, int raw) {
         order[j] = t;
     }
     for (int j = 0; j < ns; j++) {
-        int s = order[j], card = p->c[s][p->len[s] - 1];
-        if (p->found[SUIT(card)] == RANK(card) - 1) {
+        int s = order[j], card = p->c[s][p->len[s] - 1], r = RANK(card);
+        if (r > suitless_above) {
+            /* the relaxed game: onto any foundation that holds r - 1 (the first) */
+            for (int f = 0; f < 4; f++)
+                if (p->found[f] == r - 1) {
+                    mv[k].from = (uint8_t)s;
+                    mv[k++].to = (uint8_t)(FOUND + f);
+                    break;
+                }
+        } else if (p->found[SUIT(card)] == r - 1) {
             mv[k].from = (uint8_t)s;
             mv[k++].to = (uint8_t)(FOUND + SUIT(card));
         }
@@ -867,6 +903,11 @@ static void stop(int why) {
 static void won(Pos *p, uint64_t depth, Move last, const uint8_t *rec, int na) {
     publish();
     pthread_mutex_lock(&out_lock);
+    if (suitless_above < 13) {
+        report("relaxed-solvable", NULL);
+        fflush(stdout);
+        _exit(0);
+    }
     report("solvable", NULL);
     print_line(p, depth, last, rec, na);
     fflush(stdout);
@@ -1033,6 +1074,11 @@ int main(int argc, char **argv) {
             evict_mode = 1;
         else if (!strcmp(argv[i], "--mix"))
             mix_groups = 1;
+        else if (!strcmp(argv[i], "--suitless") && i + 1 < argc) {
+            suitless_above = atoi(argv[++i]);
+            if (suitless_above < 1 || suitless_above > 12)
+                fail("--suitless takes 1 to 12", NULL);
+        }
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             base_seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -1041,11 +1087,18 @@ int main(int argc, char **argv) {
                 fail("--threads takes 1 to 16", NULL);
         } else
             fail("usage: bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--seed N] "
-                 "[--mix] [--threads N] [--quiet] [--moves] < board", NULL);
+                 "[--mix] [--threads N] [--suitless R] [--quiet] [--moves] < board", NULL);
     }
     init_zobrist();
     Pos p;
     read_position(&p);
+    if (suitless_above < 13) {
+        for (int c = 0; c < NCOL; c++)
+            for (int i = 0; i < p.len[c]; i++)
+                if (RANK(p.c[c][i]) > suitless_above)
+                    p.c[c][i] = (uint8_t)CARD(RANK(p.c[c][i]), 0);
+        rehash(&p);
+    }
     if (moves_only) {
         list_moves(&p);
         return 0;

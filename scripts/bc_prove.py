@@ -6,7 +6,10 @@
 :func:`prove` feeds it a position and reads its verdict: ``winnable`` with a line the engine
 has replayed to a win (never trusted otherwise), ``unwinnable`` when the search went through
 every reachable position without a win, ``unknown`` when its budget (memory, positions or
-seconds) ran out first.  The C file's comment says how it searches and what it prunes.
+seconds) ran out first.  With ``suitless=R`` it plays a relaxed game instead (the cards above
+rank R without suits): a relaxed game without a win proves the deal ``unwinnable``, one with
+a win proves nothing (``unknown``, reason ``relaxed-won``).  The C file's comment says how it
+searches, what it prunes and why the relaxed game is one.
 """
 
 from __future__ import annotations
@@ -31,7 +34,12 @@ from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE  # noqa: E402
 SOURCE = ROOT / "scripts" / "bc_prove.c"
 BUILD_DIR = ROOT / "build"
 VARIANT = "beleaguered_castle"
-_VERDICTS = {"solvable": WINNABLE, "unsolvable": UNWINNABLE, "unknown": UNKNOWN}
+_VERDICTS = {
+    "solvable": WINNABLE,
+    "unsolvable": UNWINNABLE,
+    "unknown": UNKNOWN,
+    "relaxed-solvable": UNKNOWN,  # the relaxed game can be won: no verdict for the deal
+}
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,7 @@ class Proof:
     mix: bool = False  # with seed: moves into an empty row shuffled among the others too
     threads: int = 1  # searches sharing the table, one a core
     per_thread: str = ""  # with threads: the positions each stored, comma-separated
+    suitless: int = 0  # the relaxed game's R (cards above rank R without suits); 0: the game
 
     @property
     def false_seen_bound(self) -> float:
@@ -72,6 +81,8 @@ class Proof:
             text += f" seed={self.seed}" + (" mix=1" if self.mix else "")
         if self.threads > 1:
             text += f" threads={self.threads}"
+        if self.suitless:
+            text += f" suitless={self.suitless}"
         if self.moves is not None:
             text += f" moves={len(self.moves)}"
         if self.reason:
@@ -136,6 +147,7 @@ def prove(
     seed: int = 0,
     mix: bool = False,
     threads: int = 1,
+    suitless: int = 0,
     exe: Path | None = None,
 ) -> Proof:
     """Search ``pos`` exhaustively within ``mb`` megabytes (and ``states`` positions and
@@ -150,7 +162,11 @@ def prove(
     into an empty row among the others).  ``threads`` searches (one a core) share one
     table, the first from ``pos``, the others from the ends of random walks, each in its own
     order (seed, seed + 1, ...): as exact, faster, and a table of all the memory forgets
-    fewer positions than one of a share of it."""
+    fewer positions than one of a share of it.  ``suitless`` (1 to 12) searches the relaxed
+    game where the cards above that rank have no suit (a high card goes up onto any
+    foundation one rank below it): far fewer positions, and a relaxed game without a win
+    means the deal has none; a relaxed win is no verdict (``unknown``, reason
+    ``relaxed-won``)."""
     args = ["--quiet", "--mb", str(mb)]
     if stack_mb:
         args += ["--stack-mb", str(stack_mb)]
@@ -164,6 +180,8 @@ def prove(
         args += ["--seed", str(seed)] + (["--mix"] if mix else [])
     if threads > 1:
         args += ["--threads", str(threads)]
+    if suitless:
+        args += ["--suitless", str(suitless)]
     lines = _run(pos, args, exe).splitlines()
     head = lines[0].split()
     fields = dict(item.split("=", 1) for item in head[2:])
@@ -182,7 +200,7 @@ def prove(
         max_depth=int(fields["maxdepth"]),
         seconds=float(fields["seconds"]),
         moves=moves,
-        reason=fields.get("reason"),
+        reason="relaxed-won" if head[0] == "relaxed-solvable" else fields.get("reason"),
         bits=int(fields.get("bits", 64)),
         evicted=int(fields.get("evicted", 0)),
         pages=fields.get("pages", ""),
@@ -190,6 +208,7 @@ def prove(
         mix=bool(seed) and mix,
         threads=threads,
         per_thread=fields.get("per_thread", ""),
+        suitless=suitless,
     )
 
 
@@ -211,6 +230,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0, help="shuffle the move order (0: none)")
     parser.add_argument("--mix", action="store_true", help="with --seed, shuffle it further")
     parser.add_argument("--threads", type=int, default=1, help="searches sharing the table")
+    parser.add_argument(
+        "--suitless", type=int, default=0, help="the relaxed game: no suits above this rank"
+    )
     args = parser.parse_args(argv)
     exe = build()
     for deal in args.deals:
@@ -223,6 +245,7 @@ def main(argv: list[str] | None = None) -> None:
             seed=args.seed,
             mix=args.mix,
             threads=args.threads,
+            suitless=args.suitless,
             exe=exe,
         )
         print(f"{deal}\t{found.verdict}\t{found.summary()}", flush=True)

@@ -42,6 +42,16 @@ reach (``--prover-restarts-only``: nothing else; ``--prover-first-seed`` and ``-
 give another round other orders).  ``--prover-threads N`` runs the long search as N searches
 sharing one table (one a core: a deal gets every core and all the memory).  A table of 1 GB or
 more lies in 1 GB pages where the machine has them reserved (README.md: much faster).
+``--prover-suitless 6,8`` first searches relaxed games, in that order, with the same
+budget: the cards above rank 6 (then 8) without suits, a high card going up onto
+any foundation one rank below it.  Every real move is a relaxed one, so a relaxed game
+without a win proves the deal has none, in far fewer positions than the real game (the
+positions that differ only in which high card of a rank lies where are one); a relaxed win
+proves nothing and the next R is tried, then the rest:
+
+    .venv/bin/python scripts/solve_deals.py beleaguered_castle --prover --prover-mb 16384 \
+        --prover-suitless 6,8 --prover-threads 2 --prover-restarts-only \
+        --first 2072 --last 2072 --progress /tmp/solve_deals/bc-prover.tsv
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
 listing deal numbers; every other deal in the checked range is solvable, and a deal outside
@@ -55,6 +65,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,6 +133,8 @@ def solver_name(by: str) -> str:
         return "engine.solver"
     if by == PROVER_TAG:
         return "scripts/bc_prove.c (exhaustive search)"
+    if by == RELAXED_TAG:
+        return "scripts/bc_prove.c (exhaustive search of a relaxed game)"
     if by.startswith("fc-solve"):
         tag, _, preset = by.partition("/")
         built = tag.partition("-")[2].partition("-")[2]  # fc-solve-<version>: another build
@@ -133,6 +146,7 @@ def solver_name(by: str) -> str:
 
 
 PROVER_TAG = "bc-prove"
+RELAXED_TAG = "bc-prove-relaxed"
 
 
 def prover_verdict(
@@ -149,13 +163,27 @@ def prover_verdict(
     first_seed: int = 1,
     mix: bool = False,
     threads: int = 1,
+    suitless: Sequence[int] = (),
 ) -> tuple[str, str, str]:
     """(verdict, which solver gave it, the prover's figures) from scripts/bc_prove.c (its
     winning line replayed through the rules): first ``restarts`` searches with shuffled move
     orders (seeds ``first_seed``, ``first_seed`` + 1, ...; ``mix``: shuffled further),
     ``restart_states`` positions each, then, unless one settled the deal or ``exhaustive``
     is false, one search within ``mb``, ``seconds`` and ``states`` (``threads`` searches
-    sharing its table)."""
+    sharing its table).  Before all that, for each R of ``suitless`` in turn, a search of
+    the relaxed game without suits above rank R, within the same budget: one without a
+    win settles the deal, unsolvable."""
+
+    def long_search(rank: int = 0) -> bc_prove.Proof:
+        budget = {"mb": mb, "seconds": seconds, "states": states, "stack_mb": stack_mb}
+        return bc_prove.prove(pos, **budget, evict=evict, threads=threads, suitless=rank, exe=exe)
+
+    tried = []
+    for rank in suitless:
+        found = long_search(rank)
+        if found.verdict == UNWINNABLE:
+            return found.verdict, RELAXED_TAG, found.summary()
+        tried.append(f"suitless={rank}:{found.reason}")
     for seed in range(first_seed, first_seed + restarts):
         found = bc_prove.prove(
             pos, mb=restart_mb(restart_states), states=restart_states, seed=seed, mix=mix, exe=exe
@@ -163,17 +191,9 @@ def prover_verdict(
         if found.verdict != UNKNOWN:  # a win, or every position within the budget
             return found.verdict, PROVER_TAG, found.summary()
     if not exhaustive:
-        return UNKNOWN, PROVER_TAG, f"restarts={restarts} states={restart_states}"
-    found = bc_prove.prove(
-        pos,
-        mb=mb,
-        seconds=seconds,
-        states=states,
-        evict=evict,
-        stack_mb=stack_mb,
-        threads=threads,
-        exe=exe,
-    )
+        figures = " ".join([*tried, f"restarts={restarts} states={restart_states}"])
+        return UNKNOWN, PROVER_TAG, figures
+    found = long_search()
     return found.verdict, PROVER_TAG, found.summary()
 
 
@@ -305,6 +325,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="no long search: deals the short ones do not settle stay unknown",
     )
+    parser.add_argument(
+        "--prover-suitless",
+        default="",
+        help="before the rest, relaxed games without suits above these ranks (comma-separated, "
+        "1 to 12, tried in order): one without a win proves the deal unsolvable",
+    )
     parser.add_argument("--table-dir", type=Path, default=TABLE_DIR)
     args = parser.parse_args(argv)
     prover = None
@@ -355,6 +381,7 @@ def main(argv: list[str] | None = None) -> None:
                     args.prover_restarts, args.prover_restart_states,
                     not args.prover_restarts_only, args.prover_first_seed, args.prover_mix,
                     args.prover_threads,
+                    tuple(int(r) for r in args.prover_suitless.split(",") if r),
                 )  # fmt: skip
             else:
                 verdict, how = verdict_of(
