@@ -10,7 +10,7 @@ RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 # Freecell Solver's library: the fast path for hints in FreeCell, Baker's Game and
-# Beleaguered Castle (service/fcsolve.py loads it when present)
+# Beleaguered Castle (service/solver/fcsolve.py loads it when present)
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libfreecell-solver0 \
     && rm -rf /var/lib/apt/lists/* \

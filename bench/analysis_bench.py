@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from engine import Game, Move
-from service.solving import Solver, analysis
+from service.solver.solving import Solver, analysis
 
 LENGTHS = (1000, 2500, 5000)
 

@@ -24,10 +24,10 @@ def database_url() -> str:
     """DATABASE_URL, or an embedded PostgreSQL in .pgdata-bench."""
     url = os.environ.get("DATABASE_URL")
     if url:
-        from service.db import asyncpg_dsn
+        from service.database.embedded import asyncpg_dsn
 
         return asyncpg_dsn(url)
-    from service.db import EmbeddedPostgres
+    from service.database.embedded import EmbeddedPostgres
 
     return EmbeddedPostgres(ROOT / ".pgdata-bench").start()
 
@@ -36,8 +36,8 @@ async def fresh_database(server_url: str, name: str) -> str:
     """A new, migrated database on the server (dropped first if it exists)."""
     import asyncpg
 
-    from service.db import with_database
-    from service.migrate import upgrade
+    from service.database.embedded import with_database
+    from service.database.migrate import upgrade
 
     conn = await asyncpg.connect(server_url)
     try:

@@ -71,10 +71,10 @@ async def timed(action: Callable[[], Awaitable[object]], repeats: int) -> list[f
 
 
 async def main() -> None:
-    from service import leaderboards
-    from service.backend import Backend, GameCache
-    from service.players import Player
-    from service.store import EventStore, create_pool
+    from service.base.backend import Backend, GameCache
+    from service.boards import queries as leaderboards
+    from service.database.store import EventStore, create_pool
+    from service.players.accounts import Player
 
     url = await fresh_database(database_url(), "bench_leaderboards")
     pool = await create_pool(url, 1, 2)

@@ -329,7 +329,7 @@ async def exhaustion(server: str) -> None:
     finally:
         await conn.close()
     direct = as_user(urlunsplit(urlsplit(server)._replace(path="/" + ROLE)), ROLE, password)
-    from service.migrate import upgrade
+    from service.database.migrate import upgrade
 
     await asyncio.to_thread(upgrade, direct)
     print(f"   {INSTANCES} instances (WORKERS=1, POOL_MAX {POOL_MAX}) on a database whose "

@@ -4,7 +4,7 @@
    Castle, each solved in the same run by
    * ``fc-solve -l crooked-nose`` (the binary, atomic moves: exact verdicts), wall time per
      deal including the process start, up to BENCH_FCS_ITERATIONS iterations;
-   * the same preset through the library in this process (service/fcsolve.py), if installed;
+   * the same preset through the library in this process (service/solver/fcsolve.py), if installed;
    * the engine's solver (engine/solver.py), up to BENCH_SOLVER_SECONDS a deal.
    Prints the verdicts (agreeing, disagreeing, unknown) and the median time per deal of
    each, with the ratios.  A disagreement between two exact verdicts fails the benchmark.
@@ -38,8 +38,8 @@ import aiohttp
 
 from engine import VARIANTS
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, solve
-from service import fcsolve
-from service.deal_table import table
+from service.deals.table import table
+from service.solver import fcsolve
 
 from .common import (
     PYTHON,
@@ -212,7 +212,7 @@ async def hint_latency(library: bool, prefetch: bool, pause: float) -> None:
 
 def lines(game: str) -> None:
     from engine.shorten import shorten
-    from service.solving import search
+    from service.solver.solving import search
 
     deals = [d for d in range(1, 2000) if table(game).solvable(d)][:LINE_DEALS]
     ours: list[int] = []

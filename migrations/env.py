@@ -10,8 +10,8 @@ from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from service.db import sqlalchemy_url
-from service.tables import metadata
+from service.database.embedded import sqlalchemy_url
+from service.database.tables import metadata
 
 config = context.config
 target_metadata = metadata
@@ -37,7 +37,7 @@ def _run(connection: Connection) -> None:
 
 
 async def run_migrations_online() -> None:
-    if config.attributes.get("pooler"):  # DATABASE_POOLER=transaction: service/migrate.py
+    if config.attributes.get("pooler"):  # DATABASE_POOLER=transaction: service/database/migrate.py
         engine = create_async_engine(
             _url() + ("&" if "?" in _url() else "?") + "prepared_statement_cache_size=0",
             poolclass=pool.NullPool, connect_args={"statement_cache_size": 0},

@@ -1,4 +1,4 @@
-"""Make the table of solvable deals, service/data/deals/<variant>.txt.
+"""Make the table of solvable deals, service/deals/tables/<variant>.txt.
 
     .venv/bin/python scripts/solve_deals.py bakers_game --last 32000 --minutes 15
     .venv/bin/python scripts/solve_deals.py bakers_dozen --last 32000 --minutes 30 --states 30000
@@ -74,8 +74,8 @@ sys.path.insert(0, str(ROOT))
 from engine import VARIANTS, Position  # noqa: E402
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution, Weights, solve  # noqa: E402
 from scripts import bc_prove  # noqa: E402
-from service import fcsolve  # noqa: E402
-from service.deal_table import TABLE_DIR, DealTable, write_table  # noqa: E402
+from service.deals.table import TABLE_DIR, DealTable, write_table  # noqa: E402
+from service.solver import fcsolve  # noqa: E402
 
 DEBIAN_PRESETRC = "/usr/share/freecell-solver/presetrc"
 

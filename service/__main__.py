@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import logs
-from .db import resolve_database_url
-from .migrate import upgrade
-from .settings import Settings
-from .workers import default_workers, serve, supervise
+from service.base import logs
+from service.base.settings import Settings
+from service.database.embedded import resolve_database_url
+from service.database.migrate import upgrade
+from service.workers import default_workers, serve, supervise
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate":
         return 0
     if args.command == "verify":
-        from .verify import main as verify
+        from service.verify.games import main as verify
 
         return verify(url, settings.min_median_move_ms, pooler=settings.pooled)
     settings = settings.model_copy(update={"database_url": url})

@@ -17,31 +17,34 @@ import aiohttp_cors
 import orjson
 from aiohttp import web
 
-from .backend import Backend, GameCache, Lru
-from .db import asyncpg_dsn, resolve_database_url
-from .handlers import games, leaderboards, meta, players, races, solver, stream
-from .handlers import web as webclient
-from .keys import (
+from service.base import meta
+from service.base.backend import Backend, GameCache, Lru
+from service.base.keys import (
     BACKEND_KEY,
     DSN_KEY,
-    HUB_KEY,
     LIMITS_KEY,
     LINK_GUESSES_KEY,
     METRICS_KEY,
     REQUEST_ID_KEY,
     SETTINGS_KEY,
-    SOLVER_KEY,
-    STREAMS_KEY,
 )
-from .logs import access_line
-from .metrics import Metrics
-from .players import purge_link_codes
-from .problems import problem_middleware
-from .ratelimit import LINK_GUESSES_PER_MINUTE, RateLimiter, Slots, TokenBuckets
-from .settings import Settings
-from .solving import Solver, make_pool
-from .store import EventStore, StoreError, create_pool
-from .stream import StreamHub
+from service.base.logs import access_line
+from service.base.metrics import Metrics
+from service.base.problems import problem_middleware
+from service.base.ratelimit import LINK_GUESSES_PER_MINUTE, RateLimiter, Slots, TokenBuckets
+from service.base.settings import Settings
+from service.boards import routes as leaderboards
+from service.database.embedded import asyncpg_dsn, resolve_database_url
+from service.database.store import EventStore, StoreError, create_pool
+from service.games import routes as games
+from service.live import routes as stream
+from service.live.hub import HUB_KEY, STREAMS_KEY, StreamHub
+from service.players import routes as players
+from service.players.accounts import purge_link_codes
+from service.races import routes as races
+from service.solver import routes as solver
+from service.solver.solving import SOLVER_KEY, Solver, make_pool
+from service.webclient import routes as webclient
 
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 # our own request ids: this process's random prefix and a count (16 hex digits), unique

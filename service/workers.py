@@ -13,10 +13,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from aiohttp import web
 
-from . import logs
-from .app import create_app
-from .ratelimit import SharedSlots
-from .settings import Settings
+from service.app import create_app
+from service.base import logs
+from service.base.ratelimit import SharedSlots
+from service.base.settings import Settings
 
 log = logging.getLogger("service")
 

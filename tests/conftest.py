@@ -29,11 +29,11 @@ def pg_server_url() -> Iterator[str]:
     """The server's URL (its maintenance database)."""
     url = os.environ.get("DATABASE_URL")
     if url:
-        from service.db import asyncpg_dsn
+        from service.database.embedded import asyncpg_dsn
 
         yield asyncpg_dsn(url)
         return
-    from service.db import EmbeddedPostgres
+    from service.database.embedded import EmbeddedPostgres
 
     embedded = EmbeddedPostgres(ROOT / ".pgdata-test")
     yield embedded.start()
@@ -47,8 +47,8 @@ def _worker() -> str:
 def template_db(pg_server_url: str) -> Iterator[str]:
     """A database migrated to head, used as the template of every test's database;
     dropped when the session ends."""
-    from service.db import with_database
-    from service.migrate import upgrade
+    from service.database.embedded import with_database
+    from service.database.migrate import upgrade
 
     name = f"solitaire_tmpl_{_worker()}_{os.getpid()}"
 
@@ -89,7 +89,7 @@ def template_db(pg_server_url: str) -> Iterator[str]:
 @pytest.fixture
 async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
     """A fresh, migrated database for one test, dropped afterwards."""
-    from service.db import with_database
+    from service.database.embedded import with_database
 
     name = f"t_{uuid.uuid4().hex[:20]}"
     conn = await asyncpg.connect(pg_server_url)
@@ -193,7 +193,7 @@ def transport(request: pytest.FixtureRequest) -> dict[str, object]:
 
 
 def make_settings(db_url: str, **overrides: object):  # type: ignore[no-untyped-def]
-    from service.settings import Settings
+    from service.base.settings import Settings
 
     values: dict[str, object] = {
         "database_url": db_url,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from service.store import EventStore
+from service.database.store import EventStore
 
 RECORD_WIN = "SELECT record_win($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
 

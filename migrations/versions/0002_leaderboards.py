@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-
-from service.migrate import run_sql
+from service.database.migrate import run_sql
 
 revision = "0002"
 down_revision = "0001"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from alembic import op
 
-from service.migrate import run_sql
+from service.database.migrate import run_sql
 
 revision = "0003"
 down_revision = "0002"

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+from service.database.migrate import run_sql
 from sqlalchemy.dialects.postgresql import JSONB
-
-from service.migrate import run_sql
 
 revision = "0006"
 down_revision = "0005"

@@ -10,8 +10,8 @@ import time
 import asyncpg
 from aiohttp.test_utils import TestClient
 
-from service import players as players_module
-from service.players import LINK_ALPHABET
+from service.players import accounts as players_module
+from service.players.accounts import LINK_ALPHABET
 
 from .helpers import auth, new_game, new_player
 from .test_leaderboards import get
@@ -185,7 +185,7 @@ async def test_tokens_of_players_made_before_devices_keep_working(db_url: str) -
     """Migration 0005 turns every player's token into their "first device"."""
     from alembic import command
 
-    from service.migrate import alembic_config
+    from service.database.migrate import alembic_config
 
     config = alembic_config(db_url)
     await asyncio.to_thread(command.downgrade, config, "0004")

@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from service.settings import ROOT
+from service.base.settings import ROOT
 
 OPENAPI = ROOT / "openapi.yaml"
 

@@ -18,7 +18,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from engine import Move
-from service.store import EventStore, create_pool
+from service.database.store import EventStore, create_pool
 from tests.timed import record_timed_game
 
 from .helpers import auth, new_game, new_player

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from aiohttp.test_utils import TestClient
 
-from service.backend import Lru
+from service.base.backend import Lru
 
 from .helpers import auth, new_game, new_player
 from .test_records import instance
@@ -124,7 +124,7 @@ async def test_analysing_the_longest_game_leaves_others_answered(db_url: str) ->
     import asyncpg
 
     from engine import Game, Move
-    from service.db import asyncpg_dsn
+    from service.database.embedded import asyncpg_dsn
 
     async with instance(db_url) as client:
         ada = await new_player(client)

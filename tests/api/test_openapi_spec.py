@@ -94,7 +94,7 @@ def test_every_example_matches_its_schema() -> None:
 
 
 def test_the_file_served_is_the_one_checked() -> None:
-    from service.handlers.meta import OPENAPI
+    from service.base.meta import OPENAPI
 
     assert OPENAPI.resolve() == SPEC_PATH.resolve()
 

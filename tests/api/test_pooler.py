@@ -23,10 +23,10 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from service.app import create_app
-from service.keys import HUB_KEY
-from service.migrate import upgrade
-from service.settings import Settings
-from service.store import POOLER_HINT, EventStore, create_pool
+from service.base.settings import Settings
+from service.database.migrate import upgrade
+from service.database.store import POOLER_HINT, EventStore, create_pool
+from service.live.hub import HUB_KEY
 
 from ..conftest import make_settings
 from ..pgbouncer import Pgbouncer, installed
@@ -277,7 +277,7 @@ async def test_migrations_and_the_store_through_the_pooler(
 ) -> None:
     """An empty database migrated through the pooler (alembic in one transaction, no
     prepared statements kept), then the store's reads on it."""
-    from service.db import with_database
+    from service.database.embedded import with_database
 
     name = f"t_pooled_{os.getpid()}"
     conn = await asyncpg.connect(pg_server_url)
@@ -325,7 +325,7 @@ async def test_a_lost_prepared_statement_names_the_setting(
         async with pool.acquire() as conn:
             await conn.execute("DEALLOCATE ALL")
         with (
-            caplog.at_level(logging.ERROR, logger="service.store"),
+            caplog.at_level(logging.ERROR, logger="service.database.store"),
             pytest.raises(asyncpg.exceptions.InvalidSQLStatementNameError),
         ):
             await store.read_events(uuid.uuid4())

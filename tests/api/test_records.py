@@ -14,8 +14,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from engine import VARIANTS, Game, Move
 from engine.solver import solve
-from service.backend import GameCache, LiveGame
-from service.keys import BACKEND_KEY
+from service.base.backend import GameCache, LiveGame
+from service.base.keys import BACKEND_KEY
 
 from ..conftest import make_settings
 from ..openapi_check import validating_trace_config

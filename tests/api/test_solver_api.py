@@ -10,8 +10,8 @@ from aiohttp.test_utils import TestClient
 
 from engine import VARIANTS, Game, Move
 from engine.solver import WINNABLE, solve
-from service.deal_table import table
-from service.solving import search
+from service.deals.table import table
+from service.solver.solving import search
 
 from .helpers import auth, new_game, new_player
 

@@ -22,7 +22,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
-from service.keys import HUB_KEY, METRICS_KEY, STREAMS_KEY
+from service.base.keys import METRICS_KEY
+from service.live.hub import HUB_KEY, STREAMS_KEY
 
 from ..conftest import make_settings
 from .helpers import auth, new_game, new_player

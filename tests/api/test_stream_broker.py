@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.keys import HUB_KEY
+from service.live.hub import HUB_KEY
 
 from ..conftest import NatsServer
 from .helpers import new_game, new_player

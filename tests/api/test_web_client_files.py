@@ -1,4 +1,4 @@
-"""GET / and /static/…: the web client's files, served as they are in service/static/."""
+"""GET / and /static/…: the web client's files, served as they are in service/webclient/static/."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import pytest
 from engine import VARIANTS, Card, Position
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, solve
 from scripts import bc_prove
-from service.deal_table import table
+from service.deals.table import table
 
 CASTLE = VARIANTS["beleaguered_castle"]
 FOUNDATION_RANKS = "0A23456789TJQK"

@@ -173,7 +173,7 @@ async def new_game(
         async with session.post(f"{base}/v1/games", json=body,
                                 headers={"Authorization": f"Bearer {token}"}) as r:
             if r.status == 422:
-                continue  # a deal with no solution (service/data/deals)
+                continue  # a deal with no solution (service/deals/tables)
             assert r.status == 201, await r.text()
             game: dict[str, Any] = await r.json()
             return game

@@ -27,7 +27,7 @@ import aiohttp
 import pytest
 
 from service.app import create_app
-from service.settings import Settings
+from service.base.settings import Settings
 
 from .helpers import ROOT, VARIANTS, ServiceProcess, new_game
 

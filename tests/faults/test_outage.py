@@ -35,9 +35,9 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from service.app import create_app
-from service.db import EmbeddedPostgres, with_database
-from service.migrate import upgrade
-from service.verify import verify
+from service.database.embedded import EmbeddedPostgres, with_database
+from service.database.migrate import upgrade
+from service.verify.games import verify
 
 from ..conftest import make_settings
 from .helpers import ROOT, Driver, Request, at, check_log, player_moves, until

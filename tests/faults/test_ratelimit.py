@@ -8,7 +8,7 @@ from pathlib import Path
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
-from service.ratelimit import SharedSlots, Slots, TokenBuckets
+from service.base.ratelimit import SharedSlots, Slots, TokenBuckets
 
 from ..api.helpers import auth, new_game, new_player
 from ..conftest import make_settings

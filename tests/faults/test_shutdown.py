@@ -25,7 +25,7 @@ import aiohttp
 import asyncpg
 import pytest
 
-from service.stream import GOING_AWAY
+from service.live.hub import GOING_AWAY
 
 from .helpers import Driver, ServiceProcess, at, until
 

@@ -1,4 +1,4 @@
-"""The tables of solvable deals (service/data/deals) and what the service draws from them."""
+"""The tables of solvable deals (service/deals/tables) and what the service draws from them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine import VARIANTS
-from service.deal_table import DealTable, table, write_table
+from service.deals.table import DealTable, table, write_table
 
 
 def test_a_table_round_trips_through_its_file(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_the_known_freecell_verdicts() -> None:
 
 
 def test_learned_verdicts_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import service.deal_table as deal_table
+    import service.deals.table as deal_table
 
     monkeypatch.setattr(deal_table, "LEARNED_MAX", 3)
     t = table("freecell")

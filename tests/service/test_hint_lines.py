@@ -10,9 +10,9 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 import pytest
 
 from engine import VARIANTS, Game, Move
-from service import fcsolve
-from service.deal_table import table
-from service.solving import Solver, hint, player_moves
+from service.deals.table import table
+from service.solver import fcsolve
+from service.solver.solving import Solver, hint, player_moves
 
 DEALS = 20  # per game and autoplay setting
 

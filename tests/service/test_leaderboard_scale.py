@@ -10,10 +10,10 @@ from typing import Any
 import asyncpg
 
 from bench.leaderboard_bench import seed
-from service import leaderboards
-from service.backend import Backend, GameCache
-from service.players import Player
-from service.store import EventStore, create_pool
+from service.base.backend import Backend, GameCache
+from service.boards import queries as leaderboards
+from service.database.store import EventStore, create_pool
+from service.players.accounts import Player
 
 ENTRIES = 100_000
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from service import leaderboards
-from service.backend import Backend, GameCache
-from service.errors import BadRequest, NotFound, Unprocessable
-from service.players import Player
-from service.store import EventStore, VersionConflict, create_pool
+from service.base.backend import Backend, GameCache
+from service.base.errors import BadRequest, NotFound, Unprocessable
+from service.boards import queries as leaderboards
+from service.database.store import EventStore, VersionConflict, create_pool
+from service.players.accounts import Player
 from tests.timed import record_timed_game
 
 T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""The access log goes out in batches (service/logs.py): nothing is lost, lines arrive
+"""The access log goes out in batches (service/base/logs.py): nothing is lost, lines arrive
 within the flush interval, and a service process's requests show up in its output."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import aiohttp
 
-from service.logs import BufferedLines
+from service.base.logs import BufferedLines
 
 from ..faults.helpers import ServiceProcess, until
 

@@ -1,4 +1,4 @@
-"""The migrations and service/tables.py describe the same schema (what `alembic check` tests)."""
+"""The migrations and service/database/tables.py describe the same schema (what `alembic check` tests)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from sqlalchemy import inspect, pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from service.db import sqlalchemy_url
-from service.migrate import alembic_config
-from service.tables import metadata
+from service.database.embedded import sqlalchemy_url
+from service.database.migrate import alembic_config
+from service.database.tables import metadata
 
 
 def _differences(connection: Connection) -> list[Any]:

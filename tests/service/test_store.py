@@ -9,7 +9,7 @@ from datetime import timedelta
 import asyncpg
 import pytest
 
-from service.store import EventStore, VersionConflict, create_pool
+from service.database.store import EventStore, VersionConflict, create_pool
 
 
 @pytest.fixture

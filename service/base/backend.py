@@ -1,0 +1,141 @@
+"""What the service functions run against: the :class:`Backend`.
+
+It is not a unit of work: a write's transaction is one call of the PL/pgSQL function
+``record_events`` (service/database/store.py), which commits or not by itself; nothing here begins
+or commits anything.  The backend holds what the functions share: the event store, the
+positions kept in memory by (game id, version), the players' tokens in memory, a lock per
+game and the callback told of every commit."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from engine import Game
+from service.database.store import EventStore
+
+if TYPE_CHECKING:
+    from service.players.accounts import CachedToken
+
+
+@dataclass(slots=True)
+class LiveGame:
+    """A game's replayed line of play, as of version `game.version`."""
+
+    game: Game
+    player_id: uuid.UUID
+    created_at: datetime
+    finished_at: datetime | None
+    # the race the game is played in (its GameCreated says), None for a game of its own
+    race_id: uuid.UUID | None = None
+
+
+class GameCache:
+    """Least-recently-used positions by game id, that only move forward: a put never
+    replaces a copy with an older version (a read that raced a write keeps the write's)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[uuid.UUID, LiveGame] = OrderedDict()
+
+    def get(self, game_id: uuid.UUID) -> LiveGame | None:
+        live = self._items.get(game_id)
+        if live is not None:
+            self._items.move_to_end(game_id)
+        return live
+
+    def put(self, game_id: uuid.UUID, live: LiveGame) -> LiveGame:
+        """Keep `live` unless a newer version is kept already; returns the one kept."""
+        held = self._items.get(game_id)
+        if held is not None and held.game.version > live.game.version:
+            self._items.move_to_end(game_id)
+            return held
+        self._items[game_id] = live
+        self._items.move_to_end(game_id)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+        return live
+
+    def drop(self, game_id: uuid.UUID) -> None:
+        self._items.pop(game_id, None)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Lru(Generic[K, V]):
+    """A mapping that keeps at most `capacity` items, dropping the least recently used."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def pop(self, key: K) -> V | None:
+        return self._items.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@dataclass
+class Backend:
+    """The event store and this instance's memory (caches, locks), passed to every service
+    function (the handlers find it under ``BACKEND_KEY``)."""
+
+    store: EventStore
+    games: GameCache
+    # players by their token's hash, the most recently used ones, each with the time it
+    # was last checked against the database (service/players/accounts.py: TOKEN_RECHECK)
+    players: Lru[bytes, CachedToken] = field(default_factory=lambda: Lru(100_000))
+    # the most events one game's log may hold (a write past it is refused; abandoning is not)
+    max_game_events: int = 5000
+    # told (game id, last seq) after every commit of this instance: live streams listen
+    committed: Callable[[uuid.UUID, int], None] = field(default=lambda _game, _seq: None)
+    # the race feeds of this instance, by race (service/races/routes.py): a commit to a
+    # race's game wakes its feed (which also polls the log for other instances' writes)
+    race_feeds: dict[uuid.UUID, Any] = field(default_factory=dict)
+    # told the race after every commit of this instance to the race's log: the live-event
+    # hub passes it on to the other instances (LISTEN/NOTIFY or the broker)
+    race_committed: Callable[[uuid.UUID], None] = field(default=lambda _race: None)
+    locks: dict[uuid.UUID, asyncio.Lock] = field(default_factory=dict)
+
+    def lock_for(self, game_id: uuid.UUID) -> asyncio.Lock:
+        lock = self.locks.get(game_id)
+        if lock is None:
+            if len(self.locks) > 4 * self.games.capacity:
+                self.locks = {k: v for k, v in self.locks.items() if v.locked()}
+            lock = self.locks[game_id] = asyncio.Lock()
+        return lock
+
+    def wake_race(self, race_id: uuid.UUID) -> None:
+        """The race's log grew by a commit of this instance: its feed here reads now, and
+        the other instances are told (their feeds read when told, or at their next poll)."""
+        self.wake_race_feed(race_id)
+        self.race_committed(race_id)
+
+    def wake_race_feed(self, race_id: uuid.UUID) -> None:
+        """The race's feed on this instance, if any, reads the log now."""
+        feed = self.race_feeds.get(race_id)
+        if feed is not None:
+            feed.wake.set()

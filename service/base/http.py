@@ -1,0 +1,134 @@
+"""What every handler shares: JSON in and out, ETags, path and query values, the
+Idempotency-Key."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import orjson
+from aiohttp import web
+from pydantic import BaseModel
+
+from service.base.errors import BadRequest, NotFound
+
+M = TypeVar("M", bound=BaseModel)
+JSON_TYPES = ("application/json", "application/problem+json", "text/json")
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
+
+
+def _not_modified(request: web.Request, tag: str) -> bool:
+    """Whether the request's If-None-Match holds `tag` (or `*`): weak comparison, as
+    RFC 9110 has it for If-None-Match."""
+    offered = request.if_none_match
+    return bool(offered) and any(e.value in (tag, "*") for e in offered)
+
+
+def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> web.Response:
+    """A 200 carrying an ETag, or a 304 with no body when If-None-Match holds it.
+
+    `tag` is given where the answer's version is known (a game's id and version), and
+    then a 304 costs no serialising either; otherwise the tag is a hash of the body, which
+    the answer costs anyway."""
+    if tag is not None and _not_modified(request, tag):
+        return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    payload = orjson.dumps(body)
+    if tag is None:
+        tag = hashlib.blake2b(payload, digest_size=12).hexdigest()
+        if _not_modified(request, tag):
+            return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    response = web.Response(body=payload, content_type="application/json")
+    response.etag = tag
+    return response
+
+
+async def read_json(request: web.Request) -> Any:
+    """The body as JSON. A body that parses is taken whatever its Content-Type (curl -d
+    sends form encoding); one that does not is 400, or 415 when it was not declared JSON."""
+    raw = await request.read()
+    if not raw.strip():
+        return {}
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        ctype = request.content_type
+        declared = request.headers.get("Content-Type")
+        if declared and ctype not in JSON_TYPES and not ctype.endswith("+json"):
+            raise web.HTTPUnsupportedMediaType(
+                text=f"send the body as application/json, not {ctype}"
+            ) from exc
+        raise BadRequest(f"the body is not valid JSON (UTF-8): {exc}") from exc
+
+
+async def read_object(request: web.Request) -> dict[str, Any]:
+    data = await read_json(request)
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object")
+    return data
+
+
+async def parse_body(request: web.Request, model: type[M]) -> tuple[M, Any]:
+    data = await read_object(request)
+    return model.model_validate(data), data
+
+
+def game_id(request: web.Request) -> uuid.UUID:
+    return path_id(request, "game_id", "game")
+
+
+def path_id(request: web.Request, name: str, what: str) -> uuid.UUID:
+    """The id in the path's `name`: anything but a UUID is a 404, as an unknown id is."""
+    raw = request.match_info[name]
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise NotFound(f"there is no {what} with id {raw!r}") from None
+
+
+_WHOLE = re.compile(r"-?[0-9]{1,30}")
+
+
+def whole_number(raw: str) -> int | None:
+    """A whole number written plainly (ASCII digits, no spaces, no '_'), or None."""
+    return int(raw) if _WHOLE.fullmatch(raw) else None
+
+
+def int_query(request: web.Request, name: str, default: int | None, lo: int, hi: int) -> int | None:
+    raw = request.query.get(name)
+    if raw is None:
+        return default
+    value = whole_number(raw)
+    if value is None:
+        raise BadRequest(f"query parameter {name!r} must be a whole number, not {raw!r}")
+    if not lo <= value <= hi:
+        raise BadRequest(f"query parameter {name!r} must be between {lo} and {hi}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotency:
+    key: str
+    request_hash: str
+
+
+def request_hash(route: str, body: Any) -> str:
+    return hashlib.sha256(
+        route.encode() + b"\0" + orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    ).hexdigest()
+
+
+def idempotency(request: web.Request, body: Any) -> Idempotency | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    key = key.strip()
+    # isprintable() also refuses the surrogates that stand for bytes that were not UTF-8
+    if not key or len(key) > 200 or not key.isprintable():
+        raise BadRequest("Idempotency-Key must be 1 to 200 printable characters")
+    return Idempotency(key, request_hash(request.method + " " + request.path, body))

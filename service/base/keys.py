@@ -1,0 +1,21 @@
+"""Typed keys of the application's state."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from service.base.backend import Backend
+from service.base.metrics import Metrics
+from service.base.ratelimit import RateLimiter, TokenBuckets
+from service.base.settings import Settings
+
+SETTINGS_KEY = web.AppKey("settings", Settings)
+BACKEND_KEY = web.AppKey("backend", Backend)
+METRICS_KEY = web.AppKey("metrics", Metrics)
+REQUEST_ID_KEY = web.RequestKey("request_id", str)
+# the resolved database URL (the embedded server's when DATABASE_URL is not set)
+DSN_KEY = web.AppKey("dsn", str)
+# the rate limits (absent with RATE_LIMITS=off)
+LIMITS_KEY = web.AppKey("rate_limiter", RateLimiter)
+# guesses of link codes per client address: always on, whatever RATE_LIMITS says
+LINK_GUESSES_KEY = web.AppKey("link_guesses", TokenBuckets)

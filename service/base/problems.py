@@ -1,0 +1,112 @@
+"""One middleware turns every exception into application/problem+json (RFC 9457)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import orjson
+from aiohttp import web
+from pydantic import ValidationError
+
+from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove
+from service.base.errors import ServiceError, TooManyRequests
+from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
+from service.database.store import DatabaseUnavailable, VersionConflict
+
+log = logging.getLogger("service.problems")
+PROBLEM = "application/problem+json"
+TYPE_BASE = "https://open-solitaire.example/problems/"
+
+_TITLES = {
+    400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+    405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
+    415: "Unsupported Media Type", 422: "Unprocessable Content", 429: "Too Many Requests",
+    500: "Internal Server Error", 503: "Service Unavailable",
+}
+
+
+def problem(status: int, detail: str, slug: str | None = None, title: str | None = None,
+            headers: dict[str, str] | None = None, **extra: Any) -> web.Response:
+    body = {
+        "type": TYPE_BASE + (slug or str(status)),
+        "title": title or _TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+        **{k: v for k, v in extra.items() if v is not None},
+    }
+    return web.Response(status=status, body=orjson.dumps(body), content_type=PROBLEM,
+                        headers=headers)
+
+
+def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
+    errors = []
+    parts = []
+    for err in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in err["loc"]) or "body"
+        msg = err["msg"]
+        errors.append({"field": where, "message": msg})
+        parts.append(f"{where}: {msg}")
+    return "the request body is not valid: " + "; ".join(parts), errors
+
+
+def _engine_problem(exc: EngineError) -> web.Response:
+    from engine import GameOver, NothingToRedo, NothingToUndo
+
+    # a move of a batch names its place (commands.play_moves): the problem says it too
+    index: int | None = getattr(exc, "index", None)
+    detail = str(exc) if index is None else f"move {index} of the batch (from 0): {exc}"
+    if isinstance(exc, InvalidDeal):
+        return problem(422, str(exc), "invalid-deal")
+    if isinstance(exc, InvalidMove):
+        return problem(400, detail, "invalid-move", index=index)
+    if isinstance(exc, IllegalMove):
+        return problem(422, detail, "illegal-move", title="Illegal Move", index=index)
+    if isinstance(exc, GameOver):
+        return problem(409, detail, "game-over", index=index)
+    if isinstance(exc, NothingToUndo | NothingToRedo):
+        return problem(409, str(exc), "nothing-to-undo" if isinstance(exc, NothingToUndo)
+                       else "nothing-to-redo")
+    return problem(422, str(exc), "rule")
+
+
+@web.middleware
+async def problem_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    try:
+        return await handler(request)  # type: ignore[no-any-return]
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        detail = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else None
+        if exc.status == 404:
+            detail = f"there is nothing at {request.method} {request.path}; see /openapi.yaml"
+        elif exc.status == 405:
+            allowed = ", ".join(sorted(getattr(exc, "allowed_methods", ()) or ()))
+            detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
+            return problem(405, detail, headers={"Allow": allowed})
+        elif exc.status == 413:
+            limit = request.app[SETTINGS_KEY].max_body_bytes
+            detail = f"the request body is larger than the {limit // 1024} KiB this service accepts"
+        return problem(exc.status, detail or exc.reason)
+    except ValidationError as exc:
+        detail, errors = _validation_detail(exc)
+        return problem(400, detail, "validation", errors=errors)
+    except EngineError as exc:
+        return _engine_problem(exc)
+    except TooManyRequests as exc:
+        return problem(exc.status, exc.detail, exc.slug, exc.title,
+                       headers={"Retry-After": str(exc.retry_after)}, **exc.extra)
+    except ServiceError as exc:
+        return problem(exc.status, exc.detail, exc.slug, exc.title, **exc.extra)
+    except VersionConflict:
+        return problem(409, "another move was recorded first; reload the game and try again",
+                       "version-conflict", current_version=None)
+    except DatabaseUnavailable:
+        return problem(503, "the game database cannot be reached right now; try again shortly",
+                       "database-unavailable", headers={"Retry-After": "2"})
+    except Exception:
+        request_id = request.get(REQUEST_ID_KEY, "-")
+        log.exception("unhandled error in %s %s (request %s)", request.method, request.path,
+                      request_id)
+        return problem(500, f"something went wrong on our side (request {request_id})",
+                       "internal", request_id=request_id)

@@ -1,0 +1,306 @@
+"""Rate limits: in-memory token buckets in one middleware (the README has the numbers).
+
+- writes (every POST but player creation) per bearer token, and per client address;
+- player creations per client address;
+- open live streams (WebSockets) per client address, at one time.
+
+A refused request is a 429 problem+json with `Retry-After` (whole seconds), before its body
+is read or its token looked up. The buckets live in a block of memory that the WORKERS
+processes of one machine share (`SharedSlots`), so a client gets the same allowance
+whichever worker answers it; open streams are counted by each process (a stream lives in
+one). Instances on different machines count on their own: with N of them behind a
+balancer a client gets up to N times the numbers. `RATE_LIMITS=off` leaves the middleware
+out altogether.
+
+One limit is not the middleware's and holds whatever RATE_LIMITS says, because it guards
+players' accounts rather than the service's capacity: guesses of link codes
+(`POST /v1/tokens`), LINK_GUESSES_PER_MINUTE per client address (handlers/players.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import mmap
+import multiprocessing
+import os
+import struct
+import tempfile
+import time
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from service.base.errors import TooManyRequests
+from service.base.settings import Settings
+
+STREAM_RETRY_SECONDS = 5
+LINK_GUESSES_PER_MINUTE = 10
+
+
+class Slots:
+    """Rate counters in a fixed block of memory: `slots` slots of (key fingerprint, tokens,
+    as of, full again at), found by open addressing over a window of PROBES slots.
+
+    The block is a bytearray in one process, or shared memory that every worker process of
+    a machine maps (`SharedSlots`): WORKERS processes then count a client's requests
+    together, so a client gets the same allowance whichever worker its connections reach.
+    Memory is bounded by construction: a slot whose bucket is full again is free for
+    another key, and when a whole window is in use the slot closest to full is given up
+    (its key starts again with a full bucket: lenient, never wrongly strict).
+
+    A key's slot always lies before the first never-used slot of its window (slots are
+    never cleared), so a lookup stops there.  Keys are hashed with BLAKE2b, the same in
+    every process (Python's `hash` of a string is salted per process).
+    """
+
+    SLOT = struct.Struct("<Qddd")
+    PROBES = 16
+
+    def __init__(self, buffer: memoryview | bytearray, lock: Any = None) -> None:
+        self.buffer = buffer
+        self.slots = len(buffer) // self.SLOT.size
+        if self.slots & (self.slots - 1) or self.slots < self.PROBES:
+            raise ValueError("the slot count must be a power of two, at least PROBES")
+        self.lock = lock
+
+    @classmethod
+    def private(cls, slots: int = 1 << 14) -> Slots:
+        """A table for this process alone (one worker, or tests)."""
+        return cls(bytearray(slots * cls.SLOT.size))
+
+    @staticmethod
+    def fingerprint(kind: str, key: Hashable) -> int:
+        digest = hashlib.blake2b(f"{kind}\0{key}".encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "little") or 1
+
+    def take(self, kind: str, key: Hashable, capacity: float, rate: float, now: float) -> float:
+        """Take one token from `key`'s bucket (of `kind`): 0.0 when there was one, else the
+        seconds until there will be."""
+        fp = self.fingerprint(kind, key)
+        lock = self.lock
+        # a worker killed inside this section must not stop the others: past the timeout
+        # a take goes on unlocked (at worst two workers' takes of one key race)
+        locked = lock is None or lock.acquire(timeout=0.05)
+        try:
+            slot, found = self._find(fp, now)
+            if found is None:
+                tokens = capacity
+            else:
+                tokens = min(capacity, found[0] + (now - found[1]) * rate)
+            if tokens >= 1.0:
+                tokens -= 1.0
+                wait = 0.0
+            else:
+                wait = (1.0 - tokens) / rate
+            self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, tokens, now,
+                                now + (capacity - tokens) / rate)  # fmt: skip
+            return wait
+        finally:
+            if lock is not None and locked:
+                lock.release()
+
+    def _find(self, fp: int, now: float) -> tuple[int, tuple[float, float] | None]:
+        """The slot of `fp` with its (tokens, as of), or a free slot and None."""
+        unpack, size, mask = self.SLOT.unpack_from, self.SLOT.size, self.slots - 1
+        start = fp & mask
+        free: int | None = None
+        closest, closest_at = start, math.inf
+        for i in range(self.PROBES):
+            j = (start + i) & mask
+            slot_fp, tokens, stamp, full_at = unpack(self.buffer, j * size)
+            if slot_fp == fp:
+                return j, (tokens, stamp)
+            if slot_fp == 0:
+                return (j if free is None else free), None
+            if free is None:
+                if full_at <= now:
+                    free = j
+                elif full_at < closest_at:
+                    closest, closest_at = j, full_at
+        return (closest if free is None else free), None
+
+    def in_use(self, now: float) -> int:
+        """Slots whose bucket is not full yet."""
+        size = self.SLOT.size
+        return sum(
+            1
+            for j in range(self.slots)
+            if self.SLOT.unpack_from(self.buffer, j * size)[0]
+            and self.SLOT.unpack_from(self.buffer, j * size)[3] > now
+        )
+
+
+class SharedSlots:
+    """A `Slots` block in shared memory (a file in /dev/shm, mapped) for the worker
+    processes of one supervisor: made by the supervisor (`create`), passed to each worker
+    process it starts (it pickles as its path and lock), mapped there (`attach`), and
+    removed when the supervisor stops.  Blocks left behind by a supervisor that was killed
+    are removed by the next one."""
+
+    PREFIX = "solitaire-limits-"
+
+    def __init__(self, path: str, slots: int, lock: Any) -> None:
+        self.path, self.slots, self.lock = path, slots, lock
+        self._map: mmap.mmap | None = None
+
+    @classmethod
+    def create(cls, slots: int = 1 << 16) -> SharedSlots:
+        folder = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+        cls._remove_stale(folder)
+        path = folder / f"{cls.PREFIX}{os.getpid()}"
+        with open(path, "wb") as f:
+            f.truncate(slots * Slots.SLOT.size)
+        return cls(str(path), slots, multiprocessing.get_context("spawn").Lock())
+
+    def attach(self) -> Slots:
+        if self._map is None:
+            with open(self.path, "r+b") as f:
+                self._map = mmap.mmap(f.fileno(), self.slots * Slots.SLOT.size)
+        return Slots(memoryview(self._map), self.lock)
+
+    def remove(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+    @classmethod
+    def _remove_stale(cls, folder: Path) -> None:
+        for path in folder.glob(f"{cls.PREFIX}*"):
+            pid = path.name.removeprefix(cls.PREFIX)
+            if pid.isdigit() and not _alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path, "slots": self.slots, "lock": self.lock}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], state["slots"], state["lock"])  # type: ignore[misc]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class TokenBuckets:
+    """One bucket per key: `per_minute` requests at once, refilled at `per_minute` a minute.
+    The buckets live in `slots` (this process's own table unless one is given), under
+    `kind`, so that several kinds of bucket share one table."""
+
+    def __init__(
+        self,
+        per_minute: int,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        slots: Slots | None = None,
+        kind: str = "",
+    ) -> None:
+        self.capacity = float(max(1, per_minute))
+        self.rate = self.capacity / 60.0  # tokens per second
+        self.clock = clock
+        self.slots = slots if slots is not None else Slots.private()
+        self.kind = kind
+
+    def take(self, key: Hashable) -> float:
+        """Take one token: 0.0 when there was one, else the seconds until there will be."""
+        return self.slots.take(self.kind, key, self.capacity, self.rate, self.clock())
+
+
+def _retry_after(seconds: float) -> int:
+    return max(1, math.ceil(seconds))
+
+
+def charge(buckets: TokenBuckets, key: Hashable, what: str) -> None:
+    """Take one of `key`'s tokens: 429 (TooManyRequests, with Retry-After) when none is left."""
+    wait = buckets.take(key)
+    if wait > 0:
+        seconds = _retry_after(wait)
+        raise TooManyRequests(
+            f"too many {what} (at most {int(buckets.capacity)} a minute);"
+            f" try again in {seconds} s",
+            retry_after=seconds,
+        )
+
+
+def _token(request: web.Request) -> str | None:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    return token[:200] if scheme.lower() == "bearer" and token else None
+
+
+def _is_stream(request: web.Request) -> bool:
+    return request.method == "GET" and request.path.endswith("/stream")
+
+
+class RateLimiter:
+    """The service's limits; `middleware` is what create_app installs."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        clock: Callable[[], float] = time.monotonic,
+        slots: Slots | None = None,
+    ) -> None:
+        slots = slots if slots is not None else Slots.private()
+
+        def buckets(per_minute: int, kind: str) -> TokenBuckets:
+            return TokenBuckets(per_minute, clock, slots=slots, kind=kind)
+
+        self.writes_per_token = buckets(settings.rate_writes_per_minute, "writes/token")
+        self.writes_per_address = buckets(settings.rate_address_writes_per_minute,
+                                          "writes/address")  # fmt: skip
+        self.players_per_address = buckets(settings.rate_players_per_minute, "players/address")
+        self.streams_per_address = max(1, settings.rate_streams_per_address)
+        self.searches = buckets(settings.rate_searches_per_minute, "searches")
+        self.settings = settings
+        self._streams: dict[str, int] = {}
+
+    def search(self, key: Hashable) -> None:
+        """Charge one search of the solver to `key` (a player, an address): 429 past the
+        rate."""
+        self._check(self.searches, key, "searches of the solver")
+
+    def _check(self, buckets: TokenBuckets, key: Hashable, what: str) -> None:
+        charge(buckets, key, what)
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        address = request.remote or "-"
+        if request.method == "POST":
+            if request.path == "/v1/players":
+                self._check(self.players_per_address, address, "new players from your address")
+            else:
+                self._check(self.writes_per_address, address, "writes from your address")
+                token = _token(request)
+                if token is not None:
+                    self._check(self.writes_per_token, token, "writes with this token")
+        elif _is_stream(request):
+            return await self._stream(request, handler, address)
+        return await handler(request)  # type: ignore[no-any-return]
+
+    async def _stream(self, request: web.Request, handler: Any, address: str) -> web.StreamResponse:
+        open_now = self._streams.get(address, 0)
+        if open_now >= self.streams_per_address:
+            raise TooManyRequests(
+                f"your address has {open_now} live streams open, the most this service"
+                " allows at once; close one first",
+                retry_after=STREAM_RETRY_SECONDS,
+            )
+        self._streams[address] = open_now + 1
+        try:
+            return await handler(request)  # type: ignore[no-any-return]
+        finally:
+            left = self._streams[address] - 1
+            if left:
+                self._streams[address] = left
+            else:
+                del self._streams[address]

@@ -1,0 +1,119 @@
+"""Configuration from the environment (pydantic-settings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _root() -> Path:
+    """The folder with alembic.ini, migrations/ and openapi.yaml: the checkout this package
+    lies in, or (installed as a wheel, as in the image) the working directory."""
+    checkout = Path(__file__).resolve().parents[2]
+    return checkout if (checkout / "alembic.ini").exists() else Path.cwd()
+
+
+ROOT = _root()
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    # postgresql://user@host:port/db; empty means: start the embedded PostgreSQL
+    database_url: str | None = None
+    data_dir: Path = Field(default=ROOT / ".pgdata")
+    # "transaction": DATABASE_URL goes through a pooler in transaction mode (pgbouncer's
+    # pool_mode = transaction): no named prepared statements, and the live-event listener
+    # needs LISTEN_DATABASE_URL (a direct connection) or EVENTS_BROKER
+    database_pooler: Literal["none", "transaction"] = "none"
+    pool_min: int = 4
+    pool_max: int = 16
+    # connections that carry writes at once; writes that find them all busy go together
+    # in one statement on the next one free (service/database/store.py, EventStore)
+    write_lanes: int = Field(default=4, ge=1)
+    # seconds a request waits for the database before answering 503
+    db_timeout: float = 5.0
+    max_body_bytes: int = 64 * 1024
+    # positions kept in memory (games), and players by token; least recently used first out
+    cache_games: int = 20_000
+    cache_tokens: int = 100_000
+    # the most events a game's log may hold: a write past it is 409 (abandoning still works)
+    max_game_events: int = Field(default=5000, ge=10)
+    idempotency_hours: int = 48
+    # "off" switches every rate limit off; otherwise limits below apply
+    rate_limits: str = "on"
+    # writes per token per minute, player creations per address per minute
+    rate_writes_per_minute: int = 600
+    rate_players_per_minute: int = 30
+    # writes per client address per minute (all its tokens together), and live streams
+    # open at once per client address (README: Faults, retries and abuse)
+    rate_address_writes_per_minute: int = 3000
+    rate_streams_per_address: int = 100
+    # searches of the solver a client may start a minute: hints that need a new search
+    # (per player), analyses (per address); a hint read off its game's record, or whose
+    # position is known or being searched already, costs nothing
+    rate_searches_per_minute: int = 60
+    # a win whose median time between the player's own moves is shorter than this (in
+    # milliseconds) is "verified": false and stays off the default boards; 0 switches off
+    min_median_move_ms: int = Field(default=200, ge=0)
+    # origins (comma-separated, e.g. "https://app.example,http://localhost:5173") whose web
+    # pages may call the API from the browser (CORS); none by default
+    cors_origins: str = ""
+    log_requests: bool = True
+    # heartbeat interval of live streams, in seconds
+    ws_heartbeat: float = 20.0
+    ws_queue: int = 1000
+    # seconds between two looks at the versions of the games streamed here, which
+    # catches up whatever a lost notification did not announce
+    ws_sweep: float = 5.0
+    # nats://host:4222: live events' wake-ups through NATS; unset: PostgreSQL's LISTEN/NOTIFY
+    events_broker: str | None = None
+    # a direct connection for LISTEN when DATABASE_URL goes through a pooler
+    listen_database_url: str | None = None
+    # the solver (hints, analysis): seconds one search may take, processes that search,
+    # positions whose verdicts are kept, whether Freecell Solver's library is used when
+    # installed, the seconds one game's analysis may take in all, and whether a new game's
+    # opening (and the day's deal) is searched at once in the background
+    hint_budget_seconds: float = 2.0
+    solver_workers: int = 1
+    # service processes sharing the port (SO_REUSEPORT); unset: one per core (per two
+    # cores when PostgreSQL runs on this machine), at most 4
+    workers: int | None = Field(default=None, ge=1, le=64)
+    solver_cache: int = 50_000
+    solver_library: bool = True
+    analysis_budget_seconds: float = 20.0
+    solver_prefetch: bool = True
+    # races: seconds between two looks of each instance for races due to start or end,
+    # seconds between two reads of a race's stream by each of its sockets, and the
+    # seconds a race's minute lasts (60; test rigs shorten it to end races sooner)
+    race_tick_s: float = Field(default=0.5, gt=0)
+    race_poll_s: float = Field(default=0.2, gt=0)
+    race_minute_s: float = Field(default=60.0, gt=0)
+
+    @property
+    def pooled(self) -> bool:
+        """DATABASE_URL goes through a pooler in transaction mode."""
+        return self.database_pooler == "transaction"
+
+    def listener_problem(self) -> str | None:
+        """Why live events cannot work with these settings, or None."""
+        if self.pooled and not (self.listen_database_url or self.events_broker):
+            return (
+                "DATABASE_POOLER=transaction: LISTEN does not work through a pooler in"
+                " transaction mode; set LISTEN_DATABASE_URL to a direct connection to"
+                " PostgreSQL, or EVENTS_BROKER"
+            )
+        return None
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [o.strip().rstrip("/") for o in self.cors_origins.split(",") if o.strip()]
+
+    @property
+    def rate_limits_on(self) -> bool:
+        return self.rate_limits.strip().lower() not in {"off", "0", "false", "no"}

@@ -1,0 +1,1 @@
+"""Boards and records: best times per deal, players' records and games."""

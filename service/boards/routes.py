@@ -1,0 +1,82 @@
+"""Leaderboards of a deal and players' records."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from service.base.errors import BadRequest
+from service.base.http import int_query, json_response, tagged_response, whole_number
+from service.base.keys import BACKEND_KEY
+from service.boards import queries as leaderboards
+from service.players.auth import caller
+
+MAX_CURSOR = 200
+_TRUE = ("true", "1", "yes")
+_FALSE = ("false", "0", "no")
+
+
+def _deal(request: web.Request) -> int:
+    raw = request.match_info["deal"]
+    number = whole_number(raw)
+    if number is None:
+        raise BadRequest(f"a deal is a whole number, not {raw!r}")
+    return number
+
+
+def _flag(request: web.Request, name: str) -> bool:
+    raw = request.query.get(name)
+    if raw is None:
+        return False
+    if raw.lower() in _TRUE:
+        return True
+    if raw.lower() in _FALSE:
+        return False
+    raise BadRequest(f"query parameter {name!r} is true or false, not {raw!r}")
+
+
+def _cursor(request: web.Request) -> str | None:
+    cursor = request.query.get("cursor")
+    if cursor is not None and not 0 < len(cursor) <= MAX_CURSOR:
+        raise BadRequest("this cursor was not given by this service; leave 'cursor' out"
+                         " for the first page")
+    return cursor
+
+
+async def board(request: web.Request) -> web.Response:
+    variant = request.match_info["variant"]
+    deal = _deal(request)
+    limit = int_query(request, "limit", 20, 1, 100)
+    assert limit is not None
+    cursor = _cursor(request)
+    around = request.query.get("around")
+    kind = leaderboards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
+    backend = request.app[BACKEND_KEY]
+    if around is None:
+        return tagged_response(
+            request, await leaderboards.board(backend, variant, deal, limit, cursor, kind)
+        )
+    if around != "me":
+        raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
+    if cursor is not None:
+        raise BadRequest("give either 'around=me' or 'cursor', not both")
+    leaderboards.check_board(variant, deal)  # a bad board is a 400/422 before the token
+    player = await caller(request)
+    return tagged_response(
+        request, await leaderboards.board_around(backend, variant, deal, player, kind=kind)
+    )
+
+
+async def player_record(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND_KEY]
+    record = await leaderboards.player_record(backend, request.match_info["player_id"])
+    return tagged_response(request, record)
+
+
+async def player_games(request: web.Request) -> web.Response:
+    limit = int_query(request, "limit", 20, 1, 100)
+    assert limit is not None
+    backend = request.app[BACKEND_KEY]
+    page = await leaderboards.player_games(
+        backend, request.match_info["player_id"], limit, _cursor(request)
+    )
+    return json_response(page)

@@ -1,0 +1,3 @@
+"""PostgreSQL: the DSN and the embedded server, the event store (one round trip a write,
+group commit), the schema, migrations.
+"""

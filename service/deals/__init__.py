@@ -1,0 +1,1 @@
+"""Deals: which numbers are dealt, random and solvable deals, the tables of solvable deals."""

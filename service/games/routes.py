@@ -1,0 +1,148 @@
+"""Players, games, moves, undo and redo, legal moves, events, deals."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from service.base.errors import BadRequest
+from service.base.http import (
+    game_id,
+    idempotency,
+    int_query,
+    json_response,
+    parse_body,
+    read_object,
+    tagged_response,
+    whole_number,
+)
+from service.base.keys import BACKEND_KEY, METRICS_KEY
+from service.base.schemas import (
+    BatchRequest,
+    MoveRequest,
+    NewGame,
+    NewPlayer,
+    VersionedRequest,
+)
+from service.deals import numbers as deals
+from service.games import commands, queries
+from service.players import accounts as players
+from service.players.auth import caller
+from service.solver import solving
+from service.solver.solving import SOLVER_KEY
+
+
+def written(request: web.Request, answer: commands.Answer) -> web.Response:
+    if answer.status == 201:
+        counter = request.app[METRICS_KEY].events
+        for event in answer.body.get("events", ()):
+            counter.labels(event["type"]).inc()
+    return json_response(answer.body, answer.status)
+
+
+async def create_player(request: web.Request) -> web.Response:
+    body, _ = await parse_body(request, NewPlayer)
+    player = await players.create_player(request.app[BACKEND_KEY], body.name.strip() or body.name)
+    return json_response(player, 201)
+
+
+async def create_game(request: web.Request) -> web.Response:
+    player = await caller(request)
+    body, raw = await parse_body(request, NewGame)
+    answer = await commands.create_game(
+        request.app[BACKEND_KEY],
+        player,
+        body.variant,
+        body.deal,
+        body.autoplay,
+        idempotency(request, raw),
+    )
+    if answer.status == 201:
+        # a new game answers with the game itself, as API.md shows; its events are in /events
+        answer = commands.Answer(201, {**answer.body["game"], "events": answer.body["events"]})
+        solving.prefetch_opening(request.app[SOLVER_KEY], answer.body)
+        response = written(request, answer)
+        response.headers["Location"] = f"/v1/games/{answer.body['id']}"
+        return response
+    return written(request, answer)
+
+
+async def get_game(request: web.Request) -> web.Response:
+    gid = game_id(request)
+    game = await queries.get_game(request.app[BACKEND_KEY], gid)
+    return tagged_response(request, game, f"{gid}.{game['version']}")
+
+
+async def play_move(request: web.Request) -> web.Response:
+    """One move, or a batch of them (`{"moves": [...]}`), all or none."""
+    gid = game_id(request)
+    player = await caller(request)
+    raw = await read_object(request)
+    backend, idem = request.app[BACKEND_KEY], idempotency(request, raw)
+    if "moves" in raw:
+        batch = BatchRequest.model_validate(raw)
+        answer = await commands.play_moves(
+            backend, gid, player, [m.as_dict() for m in batch.moves], batch.expected_version,
+            idem,
+        )  # fmt: skip
+    else:
+        body = MoveRequest.model_validate(raw)
+        answer = await commands.play_move(
+            backend, gid, player, body.as_dict(), body.expected_version, idem
+        )
+    return written(request, answer)
+
+
+async def undo(request: web.Request) -> web.Response:
+    return await _versioned(request, commands.undo)
+
+
+async def redo(request: web.Request) -> web.Response:
+    return await _versioned(request, commands.redo)
+
+
+async def abandon(request: web.Request) -> web.Response:
+    return await _versioned(request, commands.abandon)
+
+
+async def _versioned(request: web.Request, action: commands.VersionedAction) -> web.Response:
+    gid = game_id(request)
+    player = await caller(request)
+    body, raw = await parse_body(request, VersionedRequest)
+    answer = await action(
+        request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, raw)
+    )
+    return written(request, answer)
+
+
+async def legal_moves(request: web.Request) -> web.Response:
+    gid = game_id(request)
+    moves = await queries.legal_moves(request.app[BACKEND_KEY], gid)
+    return tagged_response(request, moves, f"{gid}.{moves['version']}.legal")
+
+
+async def destinations(request: web.Request) -> web.Response:
+    card = request.query.get("card")
+    if not card:
+        raise BadRequest("give the card whose destinations you want: ?card=7H")
+    return json_response(
+        await queries.destinations(request.app[BACKEND_KEY], game_id(request), card)
+    )
+
+
+async def events(request: web.Request) -> web.Response:
+    after = int_query(request, "after", 0, 0, 2**31 - 1)
+    # more than a page is asked as a page: `next` says where the rest begins
+    limit = int_query(request, "limit", None, 1, 2**31 - 1)
+    assert after is not None
+    return tagged_response(
+        request, await queries.read_events(request.app[BACKEND_KEY], game_id(request), after, limit)
+    )
+
+
+async def deal(request: web.Request) -> web.Response:
+    variant = request.match_info["variant"]
+    raw = request.match_info["deal"]
+    number = whole_number(raw)
+    if number is None:
+        raise BadRequest(f"a deal is a whole number, not {raw!r}")
+    return json_response(deals.deal_view(variant, number))

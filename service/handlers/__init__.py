@@ -1,1 +1,0 @@
-"""HTTP handlers: parse the request, call a service function, serialise the answer."""

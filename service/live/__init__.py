@@ -1,0 +1,1 @@
+"""Live events: WebSocket streams of games' and races' events, across instances."""

@@ -1,0 +1,1 @@
+"""Players: names, device tokens, link codes, and who a request comes from."""

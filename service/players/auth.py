@@ -1,0 +1,26 @@
+"""Who a request comes from: the bearer token of its Authorization header, checked."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from service.base.errors import Unauthorized
+from service.base.keys import BACKEND_KEY
+from service.players.accounts import Player, authenticate
+
+
+def bearer(request: web.Request) -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    token = token.strip()
+    # tokens are URL-safe ASCII; anything else (undecodable bytes included) is no token of ours
+    if token and not (token.isascii() and token.isprintable()):
+        raise Unauthorized("this token belongs to no player")
+    return token or None
+
+
+async def caller(request: web.Request) -> Player:
+    player = await authenticate(request.app[BACKEND_KEY], bearer(request))
+    return player

@@ -1,0 +1,53 @@
+"""The caller's own player: their record, device tokens and link codes (API.md: devices,
+tokens and linking a second device)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from service.base.http import json_response, parse_body, tagged_response
+from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
+from service.base.ratelimit import charge
+from service.base.schemas import LinkDevice, NewDevice
+from service.boards import queries as leaderboards
+from service.players import accounts as players
+from service.players.auth import caller
+
+
+async def me(request: web.Request) -> web.Response:
+    player = await caller(request)
+    record = await leaderboards.player_record(request.app[BACKEND_KEY], player.id)
+    return tagged_response(request, record)
+
+
+async def add_token(request: web.Request) -> web.Response:
+    player = await caller(request)
+    body, _ = await parse_body(request, NewDevice)
+    answer = await players.add_token(request.app[BACKEND_KEY], player, body.device)
+    return json_response(answer, 201)
+
+
+async def list_tokens(request: web.Request) -> web.Response:
+    player = await caller(request)
+    return json_response(await players.list_tokens(request.app[BACKEND_KEY], player))
+
+
+async def revoke_token(request: web.Request) -> web.Response:
+    player = await caller(request)
+    await players.revoke_token(request.app[BACKEND_KEY], player, request.match_info["token_id"])
+    return web.Response(status=204)
+
+
+async def add_link_code(request: web.Request) -> web.Response:
+    player = await caller(request)
+    return json_response(await players.add_link_code(request.app[BACKEND_KEY], player), 201)
+
+
+async def link_device(request: web.Request) -> web.Response:
+    """A new device's token from a link code. Guesses are limited per address before the
+    body is read, whatever RATE_LIMITS says: they protect players' accounts."""
+    address = request.remote or "-"
+    charge(request.app[LINK_GUESSES_KEY], address, "link-code tries from your address")
+    body, _ = await parse_body(request, LinkDevice)
+    answer = await players.redeem_link_code(request.app[BACKEND_KEY], body.code, body.device)
+    return json_response(answer, 201)

@@ -1,0 +1,1 @@
+"""Races: several players, one deal, one clock."""

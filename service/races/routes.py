@@ -1,0 +1,229 @@
+"""Races: create, join, read, and the race's stream (API.md, "Races").
+
+The stream is a WebSocket like a game's: the race's events with seq > after, in order,
+with no gap and no duplicate, from any instance. A socket reads its backlog itself, then
+gets what one reader per race on this instance (a feed) reads: the feed is woken by every
+commit to the race's log, this instance's at once and the other instances' through the live
+events' wake-ups (LISTEN/NOTIFY or the broker: service/live/hub.py), and reads the log every
+RACE_POLL_S seconds besides, in case a wake-up was lost; the log is the truth, so a
+reconnect with ?after= its last seq loses nothing and repeats nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator
+
+import orjson
+from aiohttp import web
+
+from service.base.backend import Backend
+from service.base.errors import BadRequest
+from service.base.http import int_query, json_response, parse_body, path_id, tagged_response
+from service.base.keys import BACKEND_KEY, SETTINGS_KEY
+from service.base.schemas import NewRace
+from service.database.store import StoreError
+from service.live.hub import GOING_AWAY, event_message
+from service.players.auth import caller
+from service.races import service as races
+
+log = logging.getLogger("service.races")
+
+# the open race sockets of this instance, each with the seq of the last event it was sent
+RACE_STREAMS_KEY = web.AppKey("race_streams", dict[web.WebSocketResponse, int])
+MAX_SEQ = 2**31 - 1
+PAGE = 1000
+INTERNAL_ERROR = 1011
+
+
+def race_id(request: web.Request) -> uuid.UUID:
+    return path_id(request, "race_id", "race")
+
+
+async def create_race(request: web.Request) -> web.Response:
+    player = await caller(request)
+    body, _ = await parse_body(request, NewRace)
+    race = await races.create_race(
+        request.app[BACKEND_KEY], player, body.variant, body.deal, body.autoplay,
+        body.starts_in_s, body.max_players,
+        body.max_minutes * request.app[SETTINGS_KEY].race_minute_s,
+    )  # fmt: skip
+    response = json_response(race, 201)
+    response.headers["Location"] = f"/v1/races/{race['id']}"
+    return response
+
+
+async def get_race(request: web.Request) -> web.Response:
+    return json_response(await races.get_race(request.app[BACKEND_KEY], race_id(request)))
+
+
+async def events(request: web.Request) -> web.Response:
+    """The race's log as JSON, a page at a time, like a game's /events."""
+    rid = race_id(request)
+    after = int_query(request, "after", 0, 0, MAX_SEQ)
+    limit = int_query(request, "limit", None, 1, MAX_SEQ)
+    assert after is not None
+    page, version = await races.events_page(request.app[BACKEND_KEY], rid, after, limit)
+    return tagged_response(request, page, f"{rid}.{version}.events.{after}.{limit or ''}")
+
+
+async def join_race(request: web.Request) -> web.Response:
+    player = await caller(request)
+    return json_response(await races.join_race(request.app[BACKEND_KEY], race_id(request), player))
+
+
+class _Watcher:
+    """One socket of a race's stream: the last seq it was sent, and what the feed brings."""
+
+    def __init__(self, last: int) -> None:
+        self.last = last
+        self.inbox: asyncio.Queue[list[tuple[int, str]]] = asyncio.Queue()
+
+
+class _Feed:
+    """One reader of a race's log for every socket of the race on this instance: woken by
+    the commits to the race's log (Backend.wake_race here, StreamHub.on_race for the other
+    instances'), and every RACE_POLL_S seconds in case a wake-up was lost."""
+
+    def __init__(self) -> None:
+        self.watchers: set[_Watcher] = set()
+        self.wake = asyncio.Event()
+        self.cursor: int | None = None
+        self.task: asyncio.Task[None] | None = None
+
+
+async def _serve(backend: Backend, rid: uuid.UUID, feed: _Feed, poll: float) -> None:
+    while feed.watchers:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(feed.wake.wait(), poll)
+        feed.wake.clear()
+        # before its first read the feed starts at its least advanced socket; each socket
+        # reads the log itself after joining the feed, so it only drops duplicates
+        after = feed.cursor if feed.cursor is not None else min(
+            (w.last for w in feed.watchers), default=0
+        )
+        try:
+            events = await races.read_events(backend, rid, after, PAGE)
+        except StoreError as exc:  # the next turn tries again
+            log.warning("reading race %s failed: %r", rid, exc)
+            continue
+        if len(events) == PAGE:
+            feed.wake.set()  # more to read at once
+        if events:
+            feed.cursor = events[-1].seq
+            batch = [event_message(e) for e in events]
+            for w in feed.watchers:
+                w.inbox.put_nowait(batch)
+        elif feed.cursor is None:
+            feed.cursor = after
+
+
+async def stream(request: web.Request) -> web.StreamResponse:
+    rid = race_id(request)
+    after = int_query(request, "after", 0, 0, MAX_SEQ)
+    assert after is not None
+    settings = request.app[SETTINGS_KEY]
+    ws = web.WebSocketResponse(heartbeat=settings.ws_heartbeat, compress=False, max_msg_size=4096)
+    if not ws.can_prepare(request).ok:
+        raise BadRequest(
+            "this is a WebSocket endpoint: connect with 'Upgrade: websocket'"
+            f" (GET /v1/races/{rid} gives the race as JSON)"
+        )
+    backend = request.app[BACKEND_KEY]
+    await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade
+    await ws.prepare(request)
+    sockets = request.app[RACE_STREAMS_KEY]
+    sockets[ws] = after
+    reading = asyncio.create_task(_read_until_closed(ws))
+    me = _Watcher(after)
+    feeds = backend.race_feeds
+    feed = feeds.get(rid)
+    if feed is None:
+        feed = feeds[rid] = _Feed()
+    feed.watchers.add(me)
+    if feed.task is None or feed.task.done():
+        feed.task = asyncio.create_task(_serve(backend, rid, feed, settings.race_poll_s))
+    taking: asyncio.Task[list[tuple[int, str]]] | None = None
+    try:
+        while True:  # the backlog, read by this socket itself
+            page = await races.read_events(backend, rid, me.last, PAGE)
+            for event in page:
+                _seq, text = event_message(event)
+                await ws.send_str(text)
+                me.last = sockets[ws] = event.seq
+            if len(page) < PAGE:
+                break
+        while not reading.done() and not ws.closed:
+            taking = asyncio.create_task(me.inbox.get())
+            await asyncio.wait((reading, taking), return_when=asyncio.FIRST_COMPLETED)
+            if not taking.done():
+                break
+            for seq, text in taking.result():
+                if seq > me.last:
+                    await ws.send_str(text)
+                    me.last = sockets[ws] = seq
+    except StoreError as exc:
+        log.warning("stream of race %s stopped: %r", rid, exc)
+        await _farewell(ws, me.last, INTERNAL_ERROR, "the stream broke off")
+    except ConnectionError:
+        pass
+    finally:
+        sockets.pop(ws, None)
+        feed.watchers.discard(me)
+        if not feed.watchers:
+            feeds.pop(rid, None)
+            if feed.task is not None:
+                feed.task.cancel()
+        if taking is not None:
+            taking.cancel()
+        reading.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reading
+    return ws
+
+
+async def _read_until_closed(ws: web.WebSocketResponse) -> None:
+    # clients have nothing to say here; reading lets their pongs and their close frame in
+    async for _message in ws:
+        pass
+
+
+async def _farewell(ws: web.WebSocketResponse, after: int, code: int, detail: str) -> None:
+    text = f"{detail}; reconnect with ?after={after}"
+    with contextlib.suppress(ConnectionError, RuntimeError):
+        message = {"type": "reconnect", "after": after, "detail": text}
+        await ws.send_str(orjson.dumps(message).decode())
+        await ws.close(code=code, message=text.encode()[:123])
+
+
+async def close_streams(app: web.Application) -> None:
+    """on_shutdown: every open race stream says where to resume, then closes (1001)."""
+    for ws, last in list(app[RACE_STREAMS_KEY].items()):
+        await _farewell(ws, last, GOING_AWAY, "this server is shutting down")
+
+
+async def race_clock_ctx(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx: this instance's clock task, which starts and ends the races whose time
+    has come every RACE_TICK_S seconds (each step is taken once, whichever instance gets
+    there first: service/races/service.py)."""
+    app[RACE_STREAMS_KEY] = {}
+    every = app[SETTINGS_KEY].race_tick_s
+
+    async def run() -> None:
+        while True:
+            try:
+                await races.tick(app[BACKEND_KEY])
+            except StoreError as exc:
+                log.warning("could not start or end the races due (%r); will try again", exc)
+            except Exception:
+                log.exception("the race clock failed once; it goes on")
+            await asyncio.sleep(every)
+
+    task = asyncio.create_task(run())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

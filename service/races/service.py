@@ -1,0 +1,236 @@
+"""Races: several players, one deal, one clock (API.md, "Races").
+
+A race is its own event log (`race_events`: RaceCreated, PlayerJoined, RaceStarted,
+Progress, PlayerFinished, RaceEnded) kept by the PL/pgSQL functions of
+migrations/sql/0006_races.sql; a write to a race's game appends the race's events in its
+own transaction (record_events, 0006). Here: the service functions on plain values.
+
+The race starts at `starts_at` and ends at `ends_at` without anyone asking: every race
+endpoint settles a race that is due before answering, each instance's clock task (`tick`)
+settles the due ones every RACE_TICK_S seconds, and a write to one of its games at or
+after `ends_at` is refused by record_events (0007), which ends the race then if nobody has.
+Each step is one statement on the race's row that only an open (running) race whose time
+has come passes, so however many instances ask, a race starts and ends once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Final
+
+from engine import Game
+from service.base.backend import Backend
+from service.base.errors import Conflict, NotFound, RaceOver
+from service.database.store import StoredEvent
+from service.deals.numbers import check_deal, random_deal
+from service.games.queries import EVENTS_PAGE, event_view
+from service.players.accounts import Player
+
+RACE_COLUMNS: Final = (
+    "id, variant, deal, autoplay, status, max_players, version, created_at, starts_at,"
+    " ends_at, started_at, ended_at"
+)
+# a race's state, with whether a step of it is due by the database's clock
+RACE_SQL: Final = (
+    f"SELECT {RACE_COLUMNS},"
+    " status = 'open' AND starts_at <= clock_timestamp() AS start_due,"
+    " status = 'running' AND ends_at <= clock_timestamp() AS end_due"
+    " FROM races WHERE id = $1"
+)
+PLAYERS_SQL: Final = (
+    "SELECT p.player_id, pl.name, g.id AS game_id, g.status, g.moves, g.foundation_cards,"
+    " g.elapsed_ms, k.rank"
+    " FROM race_players p JOIN players pl ON pl.id = p.player_id"
+    " LEFT JOIN games g ON g.race_id = p.race_id AND g.player_id = p.player_id"
+    " LEFT JOIN race_ranking(p.race_id) k ON k.player_id = p.player_id"
+    " WHERE p.race_id = $1 ORDER BY k.rank NULLS LAST, p.joined_at, p.player_id"
+)
+DUE_SQL: Final = (
+    "SELECT id FROM races WHERE (status = 'open' AND starts_at <= clock_timestamp())"
+    " OR (status = 'running' AND ends_at <= clock_timestamp()) ORDER BY starts_at LIMIT 100"
+)
+JOIN_REFUSALS: Final = {
+    "started": "the race has started (or is over): join a race before its start",
+    "full": "the race is full",
+}
+
+
+async def create_race(
+    backend: Backend,
+    player: Player,
+    variant: str,
+    deal: int | None,
+    autoplay: bool,
+    starts_in_s: float,
+    max_players: int,
+    length_s: float,
+) -> dict[str, Any]:
+    """A new race, its creator joined; `deal` None: a random solvable deal at the start."""
+    if deal is not None:
+        check_deal(variant, deal)
+    race_id = uuid.uuid4()
+    async with backend.store.connection() as conn:
+        await conn.execute(
+            "SELECT race_create($1, $2, $3, $4, $5, $6, $7, $8)",
+            race_id, player.id, variant, deal, autoplay, max_players, starts_in_s, length_s,
+            timeout=backend.store.timeout,
+        )
+    return await get_race(backend, race_id)
+
+
+async def join_race(backend: Backend, race_id: uuid.UUID, player: Player) -> dict[str, Any]:
+    await settle(backend, race_id)
+    async with backend.store.connection() as conn:
+        outcome: str = await conn.fetchval(
+            "SELECT race_join($1, $2)", race_id, player.id, timeout=backend.store.timeout
+        )
+    if outcome == "unknown":
+        raise NotFound(f"there is no race with id {race_id}")
+    if outcome in JOIN_REFUSALS:
+        raise Conflict(JOIN_REFUSALS[outcome])
+    backend.wake_race(race_id)  # PlayerJoined, unless the player was in already
+    return await get_race(backend, race_id)
+
+
+async def settle(backend: Backend, race_id: uuid.UUID) -> dict[str, Any]:
+    """The race's row, after starting or ending it when its time has come."""
+    race = await _race_row(backend, race_id)
+    if race["start_due"]:
+        if await _start(backend, race):
+            backend.wake_race(race_id)
+    elif race["end_due"]:
+        if await _end(backend, race_id):
+            backend.wake_race(race_id)
+    else:
+        return race
+    return await _race_row(backend, race_id)
+
+
+async def _race_row(backend: Backend, race_id: uuid.UUID) -> dict[str, Any]:
+    async with backend.store.connection() as conn:
+        row = await conn.fetchrow(RACE_SQL, race_id, timeout=backend.store.timeout)
+    if row is None:
+        raise NotFound(f"there is no race with id {race_id}")
+    return dict(row)
+
+
+async def _start(backend: Backend, race: dict[str, Any]) -> bool:
+    """Every player's game of the deal (drawn now among solvable deals when the race has
+    none), the clocks at starts_at: once, whoever else tries at the same time."""
+    deal = race["deal"] if race["deal"] is not None else random_deal(race["variant"])
+    game, events = Game.new(race["variant"], deal, race["autoplay"])
+    async with backend.store.connection() as conn:
+        started: bool = await conn.fetchval(
+            "SELECT race_start($1, $2, $3, $4, $5, $6, $7, $8)",
+            race["id"], deal, [{"type": e.type, "data": e.data} for e in events],
+            game.status, game.moves, game.undos, game.hints, game.position.foundation_cards,
+            timeout=backend.store.timeout,
+        )
+    return started
+
+
+async def _end(backend: Backend, race_id: uuid.UUID) -> bool:
+    """The games still in play abandoned, then RaceEnded: once."""
+    async with backend.store.connection() as conn:
+        ended: bool = await conn.fetchval(
+            "SELECT race_end($1)", race_id, timeout=backend.store.timeout
+        )
+    return ended
+
+
+async def ends_at_if_passed(backend: Backend, race_id: uuid.UUID) -> datetime | None:
+    """The race's ends_at when it has passed by the database's clock, else None."""
+    async with backend.store.connection() as conn:
+        ends_at: datetime | None = await conn.fetchval(
+            "SELECT ends_at FROM races WHERE id = $1 AND ends_at <= clock_timestamp()",
+            race_id, timeout=backend.store.timeout,
+        )
+    return ends_at
+
+
+def over(race_id: uuid.UUID, ends_at: datetime) -> RaceOver:
+    """The refusal of a write to one of the race's games after the race's end."""
+    return RaceOver(
+        f"race {race_id} ended at {ends_at.isoformat()}: no move is taken after a race's"
+        " end, and the games still in play then were abandoned",
+        race_id=str(race_id), ends_at=ends_at.isoformat(),
+    )
+
+
+async def tick(backend: Backend) -> int:
+    """Start and end the races whose time has come; how many were due."""
+    async with backend.store.connection() as conn:
+        due = [r["id"] for r in await conn.fetch(DUE_SQL, timeout=backend.store.timeout)]
+    for race_id in due:
+        await settle(backend, race_id)
+    return len(due)
+
+
+async def get_race(backend: Backend, race_id: uuid.UUID) -> dict[str, Any]:
+    race = await settle(backend, race_id)
+    async with backend.store.connection() as conn:
+        players = await conn.fetch(PLAYERS_SQL, race_id, timeout=backend.store.timeout)
+    return race_view(race, [dict(p) for p in players])
+
+
+def race_view(race: dict[str, Any], players: list[dict[str, Any]]) -> dict[str, Any]:
+    """The race as API.md shows it: the deal only once it has started. (asyncpg's ids are
+    its own UUID type, which orjson does not take: they go out as text.)"""
+    return {
+        "id": str(race["id"]),
+        "variant": race["variant"],
+        "autoplay": race["autoplay"],
+        "status": race["status"],
+        "created_at": race["created_at"],
+        "starts_at": race["starts_at"],
+        "ends_at": race["ends_at"],
+        "started_at": race["started_at"],
+        "ended_at": race["ended_at"],
+        "deal": None if race["status"] == "open" else race["deal"],
+        "max_players": race["max_players"],
+        "version": race["version"],
+        "players": [
+            {
+                "player": {"id": str(p["player_id"]), "name": p["name"]},
+                "game_id": None if p["game_id"] is None else str(p["game_id"]),
+                "status": p["status"],
+                "moves": p["moves"] or 0,
+                "foundation_cards": p["foundation_cards"] or 0,
+                "elapsed_ms": p["elapsed_ms"],
+                "rank": p["rank"],
+            }
+            for p in players
+        ],
+    }
+
+
+async def read_events(
+    backend: Backend, race_id: uuid.UUID, after: int, limit: int
+) -> list[StoredEvent]:
+    """The race's events with seq > after, oldest first."""
+    async with backend.store.connection() as conn:
+        rows = await conn.fetch(
+            "SELECT seq, type, data, at FROM race_events WHERE race_id = $1 AND seq > $2"
+            " ORDER BY seq LIMIT $3",
+            race_id, after, limit, timeout=backend.store.timeout,
+        )
+    return [StoredEvent(r["seq"], r["type"], r["data"], r["at"]) for r in rows]
+
+
+async def events_page(
+    backend: Backend, race_id: uuid.UUID, after: int, limit: int | None
+) -> tuple[dict[str, Any], int]:
+    """One page of the race's log after `after`, oldest first, shaped as a game's
+    (queries.read_events): `next` is the `after` of the next page, null when this one
+    reaches the end. With it, the race's version the page was read at: the page holds no
+    event past it, so the version, `after` and `limit` name the answer (its ETag)."""
+    limit = min(limit or EVENTS_PAGE, EVENTS_PAGE)
+    race = await settle(backend, race_id)  # 404 for an unknown race; a due step first
+    version: int = race["version"]
+    page: list[StoredEvent] = []
+    if after < version:  # seqs run from 1 without gap: up to the version, no further
+        page = await read_events(backend, race_id, after, min(limit, version - after))
+    more = bool(page) and page[-1].seq < version
+    body = {"events": [event_view(e) for e in page], "next": page[-1].seq if more else None}
+    return body, version

@@ -1,0 +1,1 @@
+"""Hints and analysis: the solver pool, Freecell Solver, daily deals."""

@@ -1,0 +1,1 @@
+"""The reference web client: its page and static files."""
