@@ -1,4 +1,4 @@
-# The project's front door: `make run` serves, `make test` runs every test.
+# The project's front door: `make run` serves, `make test` runs the service's tests.
 # Both create .venv with what the project needs on first use (Python 3.11+ only).
 
 PYTHON ?= python3
@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: run test test-browser test-db test-pooler lint lint-openapi client bench install clean-db \
-	solver-lib pgbouncer
+	solver-lib pgbouncer test-tools
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ run: $(STAMP)
 
 test: $(STAMP) solver-lib pgbouncer
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m "not browser"
+
+# the deal tables' tools (tools/deal_tables): the prover is compiled with gcc, which the
+# tests need (CI runs them; `make test` does not)
+test-tools: $(STAMP)
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider tools/deal_tables/tests
 
 # PgBouncer (Debian), which tests/api/test_pooler.py (and test-pooler) run in front of the
 # tests' PostgreSQL: installed here when missing and we are root; as root, the tests fail
@@ -62,7 +67,7 @@ test-db: $(STAMP)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m "db and not browser"
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check engine service tests bench migrations
+	$(VENV)/bin/ruff check engine service tests bench migrations tools
 	$(VENV)/bin/mypy --strict engine
 
 # typed clients generated from openapi.yaml into build/client: Python (openapi-python-client)

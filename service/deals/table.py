@@ -1,4 +1,4 @@
-"""Which deals can be won: the tables in service/deals/tables, made by scripts/solve_deals.py.
+"""Which deals can be won: the tables in service/deals/tables (tools/deal_tables makes them).
 
 A table (``<variant>.txt``) says ``checked 1-N``: every deal from 1 to N was looked at, and
 is solvable unless an ``unsolvable`` line lists it (no winning line exists: the solver's
@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 from typing import Final
 
 TABLE_DIR: Final = Path(__file__).resolve().parent / "tables"
-_WRAP: Final = 96
 # verdicts learned at run time (deals past the table, asked for by number) kept at most
 LEARNED_MAX: Final = 100_000
 
@@ -118,43 +117,3 @@ def table(variant: str) -> DealTable:
     if found is None:
         found = _TABLES[variant] = DealTable.load(variant)
     return found
-
-
-def _wrapped(word: str, numbers: list[int]) -> list[str]:
-    lines: list[str] = []
-    current = word
-    for n in numbers:
-        if len(current) + 1 + len(str(n)) > _WRAP:
-            lines.append(current)
-            current = word
-        current += f" {n}"
-    if current != word or not lines:
-        lines.append(current)
-    return lines
-
-
-def write_table(
-    variant: str, verdicts: Mapping[int, str], how: str, directory: Path = TABLE_DIR
-) -> Path:
-    """Write ``<variant>.txt`` from deal -> "winnable" | "unwinnable" | "unknown" (deals 1..N
-    with no gap)."""
-    checked = len(verdicts)
-    if sorted(verdicts) != list(range(1, checked + 1)):
-        raise ValueError("the verdicts must cover deals 1..N without a gap")
-    unsolvable = sorted(d for d, v in verdicts.items() if v == "unwinnable")
-    unknown = sorted(d for d, v in verdicts.items() if v == "unknown")
-    solved = checked - len(unsolvable) - len(unknown)
-    lines = [
-        f"# {variant}: which deals can be won (scripts/solve_deals.py; see service/deals/table.py)",
-        f"# solver: {how}",
-        f"# {solved} solvable, {len(unsolvable)} unsolvable, {len(unknown)} unknown",
-        f"checked 1-{checked}",
-    ]
-    if unsolvable:
-        lines += _wrapped("unsolvable", unsolvable)
-    if unknown:
-        lines += _wrapped("unknown", unknown)
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{variant}.txt"
-    path.write_text("\n".join(lines) + "\n")
-    return path

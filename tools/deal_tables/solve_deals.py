@@ -1,10 +1,13 @@
-"""Make the table of solvable deals, service/deals/tables/<variant>.txt.
+"""Make the table of solvable deals, service/deals/tables/<variant>.txt (run from the
+repository's root).
 
-    .venv/bin/python scripts/solve_deals.py bakers_game --last 32000 --minutes 15
-    .venv/bin/python scripts/solve_deals.py bakers_dozen --last 32000 --minutes 30 --states 30000
-    .venv/bin/python scripts/solve_deals.py beleaguered_castle --finders sand-stone,video-editing \
-        --finder-seconds 2 --seconds 25 --iterations 20000000 --minutes 120
-    .venv/bin/python scripts/solve_deals.py beleaguered_castle --prover --prover-mb 512 \
+    .venv/bin/python -m tools.deal_tables.solve_deals bakers_game --last 32000 --minutes 15
+    .venv/bin/python -m tools.deal_tables.solve_deals bakers_dozen --last 32000 --minutes 30 \
+        --states 30000
+    .venv/bin/python -m tools.deal_tables.solve_deals beleaguered_castle \
+        --finders sand-stone,video-editing --finder-seconds 2 --seconds 25 \
+        --iterations 20000000 --minutes 120
+    .venv/bin/python -m tools.deal_tables.solve_deals beleaguered_castle --prover --prover-mb 512 \
         --prover-states 40000000 --minutes 600 --progress /tmp/solve_deals/bc-prover.tsv
 
 Deals are solved in order from ``--first`` (default: where the table stops) and each verdict
@@ -19,15 +22,15 @@ single-card move) up to ``--iterations``; Baker's Dozen (13 columns, more than t
 usually built for) uses the engine's solver up to ``--states``, or, with ``--library``, a
 build of the library that takes 13 stacks (its ``bakers_dozen`` game is our rule book's):
 
-    .venv/bin/python scripts/solve_deals.py bakers_dozen --library /path/to/libfreecell-solver.so \
-        --finders foss-nessy --finder-iterations 100000 --finder-seconds 0 --preset '' \
-        --minutes 60
+    .venv/bin/python -m tools.deal_tables.solve_deals bakers_dozen \
+        --library /path/to/libfreecell-solver.so --finders foss-nessy \
+        --finder-iterations 100000 --finder-seconds 0 --preset '' --minutes 60
 
 (Freecell Solver's source builds one with cmake, whose MAX_NUM_STACKS is 13 in its recent
 versions; a library that is not installed finds its presets through ``--presetrc``.)
 ``--ours`` uses the engine's solver for any game.  ``--prover`` (Beleaguered Castle) uses
-scripts/bc_prove.c instead, an exhaustive depth-first search that keeps about 9 bytes a
-position (scripts/bc_prove.py compiles it with gcc), within ``--prover-mb`` megabytes,
+bc_prove.c instead, an exhaustive depth-first search that keeps about 9 bytes a
+position (bc_prove.py compiles it with gcc), within ``--prover-mb`` megabytes,
 ``--prover-states`` positions and ``--prover-seconds``: it says unsolvable only when it went
 through every reachable position (``--prover-evict`` lets it go on past a full table,
 forgetting positions it is done with, until its time or positions run out); the progress
@@ -41,7 +44,7 @@ on its order, so a few short searches find wins a long one takes billions of pos
 reach (``--prover-restarts-only``: nothing else; ``--prover-first-seed`` and ``--prover-mix``
 give another round other orders).  ``--prover-threads N`` runs the long search as N searches
 sharing one table (one a core: a deal gets every core and all the memory).  A table of 1 GB or
-more lies in 1 GB pages where the machine has them reserved (README.md: much faster).
+more lies in 1 GB pages where the machine has them reserved (docs/deal-tables.md: much faster).
 ``--prover-suitless 6,8`` first searches relaxed games, in that order, with the same
 budget: the cards above rank 6 (then 8) without suits, a high card going up onto
 any foundation one rank below it.  Every real move is a relaxed one, so a relaxed game
@@ -49,8 +52,8 @@ without a win proves the deal has none, in far fewer positions than the real gam
 positions that differ only in which high card of a rank lies where are one); a relaxed win
 proves nothing and the next R is tried, then the rest:
 
-    .venv/bin/python scripts/solve_deals.py beleaguered_castle --prover --prover-mb 16384 \
-        --prover-suitless 6,8 --prover-threads 2 --prover-restarts-only \
+    .venv/bin/python -m tools.deal_tables.solve_deals beleaguered_castle --prover \
+        --prover-mb 16384 --prover-suitless 6,8 --prover-threads 2 --prover-restarts-only \
         --first 2072 --last 2072 --progress /tmp/solve_deals/bc-prover.tsv
 
 The table: ``checked A-B`` (the deals looked at), then ``unsolvable`` and ``unknown`` lines
@@ -65,19 +68,17 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine import VARIANTS, Position  # noqa: E402
-from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution, Weights, solve  # noqa: E402
-from scripts import bc_prove  # noqa: E402
-from service.deals.table import TABLE_DIR, DealTable, write_table  # noqa: E402
-from service.solver import fcsolve  # noqa: E402
+from engine import VARIANTS, Position
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution, Weights, solve
+from service.deals.table import TABLE_DIR, DealTable
+from service.solver import fcsolve
+from tools.deal_tables import bc_prove
 
 DEBIAN_PRESETRC = "/usr/share/freecell-solver/presetrc"
+_WRAP = 96  # the unsolvable and unknown lists' width
 
 
 def verdict_of(
@@ -132,9 +133,9 @@ def solver_name(by: str) -> str:
     if by == "ours":
         return "engine.solver"
     if by == PROVER_TAG:
-        return "scripts/bc_prove.c (exhaustive search)"
+        return "tools/deal_tables/bc_prove.c (exhaustive search)"
     if by == RELAXED_TAG:
-        return "scripts/bc_prove.c (exhaustive search of a relaxed game)"
+        return "tools/deal_tables/bc_prove.c (exhaustive search of a relaxed game)"
     if by.startswith("fc-solve"):
         tag, _, preset = by.partition("/")
         built = tag.partition("-")[2].partition("-")[2]  # fc-solve-<version>: another build
@@ -165,7 +166,7 @@ def prover_verdict(
     threads: int = 1,
     suitless: Sequence[int] = (),
 ) -> tuple[str, str, str]:
-    """(verdict, which solver gave it, the prover's figures) from scripts/bc_prove.c (its
+    """(verdict, which solver gave it, the prover's figures) from bc_prove.c (its
     winning line replayed through the rules): first ``restarts`` searches with shuffled move
     orders (seeds ``first_seed``, ``first_seed`` + 1, ...; ``mix``: shuffled further),
     ``restart_states`` positions each, then, unless one settled the deal or ``exhaustive``
@@ -214,6 +215,47 @@ def read_progress(path: Path) -> tuple[dict[int, str], dict[int, str]]:
                 done[int(parts[0])] = parts[1]
                 how[int(parts[0])] = parts[2] if len(parts) > 2 else "?"
     return done, how
+
+
+def _wrapped(word: str, numbers: list[int]) -> list[str]:
+    lines: list[str] = []
+    current = word
+    for n in numbers:
+        if len(current) + 1 + len(str(n)) > _WRAP:
+            lines.append(current)
+            current = word
+        current += f" {n}"
+    if current != word or not lines:
+        lines.append(current)
+    return lines
+
+
+def write_table(
+    variant: str, verdicts: Mapping[int, str], how: str, directory: Path = TABLE_DIR
+) -> Path:
+    """Write ``<variant>.txt`` (the format service.deals.table reads) from deal ->
+    "winnable" | "unwinnable" | "unknown" (deals 1..N with no gap)."""
+    checked = len(verdicts)
+    if sorted(verdicts) != list(range(1, checked + 1)):
+        raise ValueError("the verdicts must cover deals 1..N without a gap")
+    unsolvable = sorted(d for d, v in verdicts.items() if v == UNWINNABLE)
+    unknown = sorted(d for d, v in verdicts.items() if v == UNKNOWN)
+    solved = checked - len(unsolvable) - len(unknown)
+    lines = [
+        f"# {variant}: which deals can be won "
+        "(tools/deal_tables/solve_deals.py; see service/deals/table.py)",
+        f"# solver: {how}",
+        f"# {solved} solvable, {len(unsolvable)} unsolvable, {len(unknown)} unknown",
+        f"checked 1-{checked}",
+    ]
+    if unsolvable:
+        lines += _wrapped("unsolvable", unsolvable)
+    if unknown:
+        lines += _wrapped("unknown", unknown)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{variant}.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -268,7 +310,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--prover",
         action="store_true",
-        help="Beleaguered Castle: settle deals with scripts/bc_prove.c's exhaustive search",
+        help="Beleaguered Castle: settle deals with bc_prove.c's exhaustive search",
     )
     parser.add_argument("--prover-mb", type=float, default=1024, help="its memory, megabytes")
     parser.add_argument("--prover-seconds", type=float, default=0, help="per deal; 0: no limit")

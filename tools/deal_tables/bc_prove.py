@@ -1,15 +1,16 @@
-"""Beleaguered Castle's exhaustive prover, scripts/bc_prove.c, from Python.
+"""Beleaguered Castle's exhaustive prover, bc_prove.c (beside this file), from Python.
 
-    .venv/bin/python scripts/bc_prove.py 363 409 --mb 4096 --seconds 600
+    .venv/bin/python -m tools.deal_tables.bc_prove 363 409 --mb 4096 --seconds 600
 
-:func:`build` compiles the C file with gcc into build/ (once per version of the source),
-:func:`prove` feeds it a position and reads its verdict: ``winnable`` with a line the engine
-has replayed to a win (never trusted otherwise), ``unwinnable`` when the search went through
-every reachable position without a win, ``unknown`` when its budget (memory, positions or
-seconds) ran out first.  With ``suitless=R`` it plays a relaxed game instead (the cards above
-rank R without suits): a relaxed game without a win proves the deal ``unwinnable``, one with
-a win proves nothing (``unknown``, reason ``relaxed-won``).  The C file's comment says how it
-searches, what it prunes and why the relaxed game is one.
+:func:`build` compiles the C file with gcc into the repository's build/ (gitignored), once
+per version of the source; :func:`prove` feeds it a position and reads its verdict:
+``winnable`` with a line the engine has replayed to a win (never trusted otherwise),
+``unwinnable`` when the search went through every reachable position without a win,
+``unknown`` when its budget (memory, positions or seconds) ran out first.  With
+``suitless=R`` it plays a relaxed game instead (the cards above rank R without suits): a
+relaxed game without a win proves the deal ``unwinnable``, one with a win proves nothing
+(``unknown``, reason ``relaxed-won``).  The C file's comment says how it searches, what it
+prunes and why the relaxed game is one.
 """
 
 from __future__ import annotations
@@ -19,20 +20,15 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from engine import VARIANTS, Move, Position
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE
 
-from engine import VARIANTS, Move, Position  # noqa: E402
-from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE  # noqa: E402
-
-SOURCE = ROOT / "scripts" / "bc_prove.c"
-BUILD_DIR = ROOT / "build"
+SOURCE = Path(__file__).resolve().with_name("bc_prove.c")
+BUILD_DIR = Path(__file__).resolve().parents[2] / "build"  # gitignored
 VARIANT = "beleaguered_castle"
 _VERDICTS = {
     "solvable": WINNABLE,
@@ -98,7 +94,7 @@ def build(directory: Path = BUILD_DIR) -> Path:
         return exe
     compiler = shutil.which("gcc") or shutil.which("cc")
     if compiler is None:
-        raise RuntimeError("scripts/bc_prove.c needs a C compiler (gcc) on the PATH")
+        raise RuntimeError("bc_prove.c needs a C compiler (gcc) on the PATH")
     directory.mkdir(parents=True, exist_ok=True)
     partial = directory / f"bc_prove-{digest}.{os.getpid()}.tmp"
     done = subprocess.run(
@@ -215,7 +211,7 @@ def prove(
 def legal_moves(pos: Position, exe: Path | None = None) -> tuple[list[str], str, str]:
     """The prover's list of every legal move of ``pos`` (engine notation), the foundations
     once RULES.md's automatic moves are played ("H-5 C-4 D-5 S-6"), and the foundations once
-    the search's (which go further, see scripts/bc_prove.c) are."""
+    the search's (which go further, see bc_prove.c) are."""
     moves, rule, search = _run(pos, ["--moves"], exe).splitlines()[:3]
     return moves.split(), rule.strip(), search.strip()
 

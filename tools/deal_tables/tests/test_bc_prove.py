@@ -1,4 +1,4 @@
-"""scripts/bc_prove.c, Beleaguered Castle's exhaustive prover: it compiles, agrees with the
+"""bc_prove.c, Beleaguered Castle's exhaustive prover: it compiles, agrees with the
 rules on every legal move and on the automatic moves, proves unsolvable what the table says
 Freecell Solver proved unsolvable, and its winning lines win when the engine replays them."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from engine import VARIANTS, Card, Position
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, solve
-from scripts import bc_prove
 from service.deals.table import table
+from tools.deal_tables import bc_prove, solve_deals
 
 CASTLE = VARIANTS["beleaguered_castle"]
 FOUNDATION_RANKS = "0A23456789TJQK"
@@ -31,7 +31,7 @@ def foundations_text(foundations: dict[str, int]) -> str:
 def engine_view(pos: Position) -> tuple[set[str], str, str]:
     """The engine's legal moves, its foundations once its automatic moves are played, and
     the foundations once the prover's automatic moves are: a card of rank r that fits goes
-    up when every foundation holds r - 2 or more (scripts/bc_prove.c has the proof)."""
+    up when every foundation holds r - 2 or more (bc_prove.c has the proof)."""
     moves = {str(move) for move in pos.legal_moves}
     after = pos.copy(stack=False)
     while (move := after.auto_move()) is not None:
@@ -188,9 +188,7 @@ def test_searches_in_threads_share_one_table_and_store_every_position_once(exe) 
         assert table("beleaguered_castle").solvable(deal) is True
         found = bc_prove.prove(CASTLE.deal(deal), mb=256, evict=True, threads=2, exe=exe)
         assert found.verdict == WINNABLE and found.moves  # replayed by prove()
-    # scripts/solve_deals.py --prover-threads: the long search in threads
-    from scripts import solve_deals
-
+    # solve_deals.py --prover-threads: the long search in threads
     verdict, how, figures = solve_deals.prover_verdict(CASTLE.deal(26), 64, None, exe, threads=2)
     assert (verdict, how) == (UNWINNABLE, solve_deals.PROVER_TAG) and "threads=2" in figures
 
@@ -281,10 +279,8 @@ def test_a_shuffled_move_order_keeps_the_search_exhaustive(exe) -> None:
 
 def test_restarts_find_a_win_the_programs_own_order_reaches_late(exe) -> None:
     """Deal 4032: the program's own order meets its first win after 3.5 billion positions;
-    seed 5 after about 2000.  scripts/solve_deals.py tries seeds 1, 2, ... with a small
+    seed 5 after about 2000.  solve_deals.py tries seeds 1, 2, ... with a small
     budget each before the long search, and a line found so is replayed like any other."""
-    from scripts import solve_deals
-
     opening = CASTLE.deal(4032)
     plain = bc_prove.prove(opening, mb=64, states=200_000, exe=exe)
     assert plain.verdict == UNKNOWN and plain.reason == "states"
@@ -413,8 +409,6 @@ def test_a_relaxed_game_without_a_win_proves_a_deal_unsolvable(exe) -> None:
     without suits, 497,287 positions and no win; above 6, 87,443; above 4 the relaxed game
     can be won, which says nothing of the deal.  Through solve_deals, R = 4 then 6: the
     second settles it."""
-    from scripts import solve_deals
-
     opening = CASTLE.deal(2925)
     real = bc_prove.prove(opening, mb=256, exe=exe)
     assert real.verdict == UNWINNABLE and real.states == 3_083_339

@@ -1,6 +1,6 @@
 /* bc_prove.c: an exhaustive search of a Beleaguered Castle position, small and fast.
  *
- *     gcc -O2 -std=gnu99 -pthread -o bc_prove scripts/bc_prove.c
+ *     gcc -O2 -std=gnu99 -pthread -o bc_prove tools/deal_tables/bc_prove.c
  *     bc_prove [--mb MB] [--stack-mb MB] [--states N] [--seconds S] [--evict] [--seed N]
  *              [--mix] [--threads N] [--suitless R] [--quiet] < board.txt
  *     bc_prove --moves < board.txt
@@ -115,7 +115,7 @@
  * position's moves again.  --mix, with --seed, breaks the groups too: each move into an
  * empty row goes to a pseudo-random place among the moves onto other rows (moves to the
  * foundations stay first), another family of orders for another round of restarts.  The search is as exhaustive as before, its verdicts as exact;
- * the caller (scripts/solve_deals.py --prover-restarts) runs a few seeds with a small
+ * the caller (solve_deals.py --prover-restarts) runs a few seeds with a small
  * --states budget each before one long search.
  *
  * The relaxed game (--suitless R, R from 1 to 12), to prove a deal unsolvable when the real
