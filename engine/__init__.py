@@ -1,7 +1,8 @@
 """The rules engine of the four open patience games: pure Python, no I/O.
 
 Imports only the standard library and ``pysol_cards`` (for the deals).  See RULES.md for the
-rules and :mod:`engine.game` for the event vocabulary.
+rules, :mod:`engine.events` for the event vocabulary and :mod:`engine.status` for a game's
+statuses (:func:`clock_stopped`: won, blocked or abandoned, the game's clock stops).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from engine.errors import (
 from engine.game import EVENT_TYPES, Event, Game
 from engine.moves import Move
 from engine.position import LegalMoves, Position
+from engine.status import END_STATUSES, STATUSES, clock_stopped
 from engine.variants import (
     VARIANTS,
     BakersDozen,
@@ -32,8 +34,10 @@ from engine.variants import (
 
 __all__ = [
     "DECK",
+    "END_STATUSES",
     "EVENT_TYPES",
     "MAX_DEAL",
+    "STATUSES",
     "VARIANTS",
     "BakersDozen",
     "BakersGame",
@@ -53,5 +57,6 @@ __all__ = [
     "NothingToUndo",
     "Position",
     "UnknownVariant",
+    "clock_stopped",
     "find_variant",
 ]

@@ -1,80 +1,23 @@
 """Checking moves and listing the legal ones, by the rule book (engine/rules.py).
 
 :meth:`Checked.check` says why a move is malformed (:class:`InvalidMove`) or against the rules
-(:class:`IllegalMove`, whose message names the rule); :attr:`Checked.legal_moves` lists them.
+(:class:`IllegalMove`, whose message names the rule); :attr:`Checked.legal_moves` lists them
+(a :class:`~engine.moves.LegalMoves`), and :attr:`Checked.outcome` says whether any is left.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from engine.cards import DECK, Card
 from engine.errors import IllegalMove, InvalidMove
-from engine.moves import CELL_NAMES, COLUMN_NAMES, PILES, SINGLE, TARGETS, Move, move_of
+from engine.moves import CELL_NAMES, COLUMN_NAMES, PILES, SINGLE, TARGETS, LegalMoves, Move, move_of
 from engine.state import State
+from engine.status import BLOCKED, PLAYING, WON
+
+__all__ = ["Checked", "LegalMoves"]  # LegalMoves: its home is engine/moves.py
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-class LegalMoves:
-    """The legal moves of a position at the time it was asked (a snapshot).
-
-    Iteration lists moves grouped by source pile (columns left to right, then cells), then
-    by count (ascending), each group in the order ``f``, the cell, the non-empty columns that
-    take the card, the empty columns; it lists
-
-    * every legal move to the foundations and onto non-empty columns;
-    * every legal move into an empty column, each empty column separately;
-    * a move into a cell once, to the first empty cell (``c1``..``c4``).
-
-    FreeCell lists each legal run length separately.  Membership (``move in legal``) accepts
-    every legal move, including one to any other empty cell or to ``c``.
-    """
-
-    __slots__ = ("_empty_cells", "_first_cell", "_moves", "_set")
-
-    def __init__(self, moves: list[Move], first_cell: str | None, empty_cells: list[int]):
-        self._moves = moves
-        self._set: frozenset[Move] | None = None
-        self._first_cell = first_cell
-        self._empty_cells = empty_cells
-
-    def __iter__(self) -> Iterator[Move]:
-        return iter(self._moves)
-
-    def __len__(self) -> int:
-        return len(self._moves)
-
-    def __bool__(self) -> bool:
-        return bool(self._moves)
-
-    def __getitem__(self, index: int) -> Move:
-        return self._moves[index]
-
-    def __contains__(self, move: object) -> bool:
-        if not isinstance(move, Move):
-            return False
-        moves = self._set
-        if moves is None:
-            moves = self._set = frozenset(self._moves)
-        try:
-            if move in moves:
-                return True
-            where = TARGETS.get(move.target)
-        except TypeError:  # a Move built from unhashable junk
-            return False
-        if self._first_cell is not None and (
-            where is not None
-            and where[0] == "c"
-            and (where[1] < 0 or where[1] in self._empty_cells)
-        ):
-            return move_of(move.source, self._first_cell, move.count) in moves
-        return False
-
-    def __repr__(self) -> str:
-        return f"LegalMoves([{', '.join(map(str, self._moves))}])"
 
 
 class Checked(State):
@@ -320,12 +263,13 @@ class Checked(State):
 
     @property
     def outcome(self) -> str:
-        """``"won"`` (52 cards up), ``"blocked"`` (no legal move) or ``"playing"``."""
+        """``"won"`` (52 cards up), ``"blocked"`` (no legal move) or ``"playing"``
+        (engine/status.py)."""
         if self.foundation_cards == 52:
-            return "won"
+            return WON
         if not self._has_move():
-            return "blocked"
-        return "playing"
+            return BLOCKED
+        return PLAYING
 
     def _has_move(self) -> bool:
         """Whether any move is legal. A free card and an empty cell tell at once (a column's

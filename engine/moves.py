@@ -1,4 +1,4 @@
-"""Moves and pile names.
+"""Moves and pile names, and a position's list of legal moves (:class:`LegalMoves`).
 
 Piles: ``t1``..``t13`` are the columns (Beleaguered Castle's rows) left to right, ``c1``..``c4``
 the cells, ``f`` the foundations (a card goes to its suit's).  As a target, ``c`` means "the
@@ -12,6 +12,7 @@ several, e.g. ``t3-c2``, ``c1-f``, ``t3-t5x2``.  ``Move.parse(str(m)) == m`` for
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -116,3 +117,62 @@ def move_of(source: str, target: str, count: int = 1) -> Move:
         if len(_INTERNED) < 100_000:
             _INTERNED[key] = move
     return move
+
+
+class LegalMoves:
+    """The legal moves of a position at the time it was asked (a snapshot).
+
+    Iteration lists moves grouped by source pile (columns left to right, then cells), then
+    by count (ascending), each group in the order ``f``, the cell, the non-empty columns that
+    take the card, the empty columns; it lists
+
+    * every legal move to the foundations and onto non-empty columns;
+    * every legal move into an empty column, each empty column separately;
+    * a move into a cell once, to the first empty cell (``c1``..``c4``).
+
+    FreeCell lists each legal run length separately.  Membership (``move in legal``) accepts
+    every legal move, including one to any other empty cell or to ``c``.
+    """
+
+    __slots__ = ("_empty_cells", "_first_cell", "_moves", "_set")
+
+    def __init__(self, moves: list[Move], first_cell: str | None, empty_cells: list[int]):
+        self._moves = moves
+        self._set: frozenset[Move] | None = None
+        self._first_cell = first_cell
+        self._empty_cells = empty_cells
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self._moves)
+
+    def __len__(self) -> int:
+        return len(self._moves)
+
+    def __bool__(self) -> bool:
+        return bool(self._moves)
+
+    def __getitem__(self, index: int) -> Move:
+        return self._moves[index]
+
+    def __contains__(self, move: object) -> bool:
+        if not isinstance(move, Move):
+            return False
+        moves = self._set
+        if moves is None:
+            moves = self._set = frozenset(self._moves)
+        try:
+            if move in moves:
+                return True
+            where = TARGETS.get(move.target)
+        except TypeError:  # a Move built from unhashable junk
+            return False
+        if self._first_cell is not None and (
+            where is not None
+            and where[0] == "c"
+            and (where[1] < 0 or where[1] in self._empty_cells)
+        ):
+            return move_of(move.source, self._first_cell, move.count) in moves
+        return False
+
+    def __repr__(self) -> str:
+        return f"LegalMoves([{', '.join(map(str, self._moves))}])"

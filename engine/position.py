@@ -3,7 +3,8 @@
 * engine/rules.py: the rule book (:class:`~engine.rules.RuleBook`), whose methods each game
   in engine/variants overrides, read by the position and by the solver alike;
 * engine/state.py: the layout and the moves, push and undo;
-* engine/checking.py: checking moves and listing the legal ones (:class:`LegalMoves`);
+* engine/checking.py: checking moves and listing the legal ones (a :class:`LegalMoves`,
+  engine/moves.py);
 * engine/page.py: the web page's helpers (where a card is and may go);
 * here: the board text (Freecell Solver's format) and play.
 
@@ -16,9 +17,8 @@ from __future__ import annotations
 from typing import Final, TypeVar
 
 from engine.cards import RANKS, Card
-from engine.checking import LegalMoves
 from engine.errors import InvalidMove
-from engine.moves import Move
+from engine.moves import LegalMoves, Move
 from engine.page import PageHelpers
 
 P = TypeVar("P", bound="Position")

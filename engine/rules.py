@@ -2,8 +2,8 @@
 
 A game in :mod:`engine.variants` is a subclass of :class:`engine.position.Position` that
 sets its layout (``columns``, ``cell_count``) and overrides the rule methods below.  The
-position checks and lists moves with them, and the solver (:mod:`engine.solver`) builds its
-tables from the same methods, so a rule changed here changes both.
+position checks and lists moves with them, and the solver builds its tables from the same
+methods (:mod:`engine.solver.moves`), so a rule changed here changes both.
 
 The rule methods are class methods: they depend on the game, not on one position, and the
 solver asks them without a position.  The building blocks most games share are functions

@@ -3,22 +3,20 @@
 :class:`State` holds the layout (``tableau``, ``cells``, ``foundations``) and the moves played
 so far (``move_stack``), applies a move known to be legal (:meth:`State.push`) and takes
 the last one back exactly (:meth:`State.undo`).  What is legal is the rule book's
-(engine/rules.py) and the checking's (engine/checking.py); the game classes are in
-engine/variants.
+(engine/rules.py) and the checking's (engine/checking.py, a layer above this one, which
+lists the legal moves as an engine/moves.py :class:`LegalMoves`; this layer keeps that list
+until the position changes); the game classes are in engine/variants.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from engine.cards import KING, SUITS, Card
 from engine.errors import InvalidMove, NothingToUndo
-from engine.moves import CELL_NAMES, COLUMN_NAMES, PILES, TARGETS, Move, move_of
+from engine.moves import CELL_NAMES, COLUMN_NAMES, PILES, TARGETS, LegalMoves, Move, move_of
 from engine.rules import RuleBook
-
-if TYPE_CHECKING:
-    from engine.checking import LegalMoves
 
 S = TypeVar("S", bound="State")
 
@@ -106,8 +104,6 @@ class State(RuleBook):
         new._moved = self._moved[:] if stack else []
         new._legal = self._legal
         return new
-
-    __copy__ = copy
 
     __copy__ = copy
 

@@ -8,6 +8,8 @@ import random
 import pytest
 
 from engine import (
+    END_STATUSES,
+    STATUSES,
     Event,
     Game,
     GameOver,
@@ -17,6 +19,7 @@ from engine import (
     Move,
     NothingToRedo,
     NothingToUndo,
+    clock_stopped,
 )
 from engine.errors import EngineError, UnknownVariant
 
@@ -244,3 +247,31 @@ def _automatic(log: list) -> int:  # type: ignore[type-arg]
         else:
             break
     return n
+
+
+def _blocked_game() -> Game:
+    """A game of Beleaguered Castle played at random until no legal move is left."""
+    for seed in range(100):
+        rng = random.Random(seed)
+        game, _ = Game.new("beleaguered_castle", 1 + seed)
+        for _ in range(200):
+            if game.status != "playing":
+                break
+            game.play(rng.choice(list(game.position.legal_moves)))
+        if game.status == "blocked":
+            return game
+    raise AssertionError("no blocked game found")
+
+
+def test_the_clock_stops_when_won_blocked_or_abandoned() -> None:
+    assert STATUSES == ("playing", "won", "blocked", "abandoned")
+    assert frozenset({"won", "blocked", "abandoned"}) == END_STATUSES
+    assert [clock_stopped(status) for status in STATUSES] == [False, True, True, True]
+    game, _ = Game.new("freecell", 1)
+    assert game.status == "playing" and not clock_stopped(game.status)
+    game.abandon()
+    assert clock_stopped(game.status) and game.is_over
+    blocked = _blocked_game()
+    assert clock_stopped(blocked.status) and not blocked.is_over and blocked.can_undo
+    blocked.undo()  # an undo revives a blocked game, and its clock runs again
+    assert blocked.status == "playing" and not clock_stopped(blocked.status)

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from engine import VARIANTS, Card, Move, Position
 from engine.rules import same_suit
-from engine.solver import WINNABLE, _rules, _settle, solve, state_of
+from engine.solver import WINNABLE, solve
+from engine.solver.encoding import card_code, state_of
+from engine.solver.moves import rules_for, settle
 from engine.variants import FreeCell
 
 
@@ -81,7 +83,7 @@ def test_automatic_moves_agree(name: str, seed: int, moves: int) -> None:
     pos = random_position(cls, seed, moves)
     cols_t, cells_b, found_b = state_of(pos)
     cols, cells, found = list(cols_t), bytearray(cells_b), bytearray(found_b)
-    _settle(cols, cells, found, _rules(cls).auto, None)
+    settle(cols, cells, found, rules_for(cls).auto, None)
     game = pos.copy()
     while (move := game.auto_move()) is not None:
         game.play(move)
@@ -91,7 +93,7 @@ def test_automatic_moves_agree(name: str, seed: int, moves: int) -> None:
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_the_solver_builds_what_the_position_allows(name: str) -> None:
     cls = VARIANTS[name]
-    rules = _rules(cls)
+    rules = rules_for(cls)
     pos = random_position(cls, 7, 30)
     legal = set(pos.legal_moves)
     # every single-card move the position allows onto a non-empty column is one the
@@ -104,6 +106,4 @@ def test_the_solver_builds_what_the_position_allows(name: str) -> None:
             if ti == si or not target:
                 continue
             allowed = Move(f"t{si + 1}", f"t{ti + 1}") in legal
-            from engine.solver import card_code
-
             assert allowed == (card_code(target[-1]) in rules.parents[card_code(card)])

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import VARIANTS, Move, Position
-from engine.shorten import shorten
 from engine.solver import solve
+from engine.solver.shorten import shorten
 
 
 def play_all(position: Position, line: tuple[Move, ...]) -> Position:

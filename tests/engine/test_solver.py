@@ -19,7 +19,7 @@ from engine.solver import (
     remap,
     solve,
 )
-from service.deal_table import DealTable
+from service.deals.table import DealTable
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

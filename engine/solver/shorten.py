@@ -5,9 +5,9 @@ position of the line it can reach in fewer moves than the line takes: at once, w
 position comes back later (a card that goes somewhere and back, a loop), or by one or two
 legal moves of the game's own (so in FreeCell the single-card steps of a run become one move
 of the run where the rule allows it).  Positions are compared up to the order of the columns
-and of the cells (:func:`engine.solver.canonical_key`); the rest of the line is renamed to the
-piles it then starts from.  Every move of the result is checked by the rules, and the result
-wins; the line is never longer than before.
+and of the cells (:func:`engine.solver.encoding.canonical_key`); the rest of the line is
+renamed to the piles it then starts from.  Every move of the result is checked by the rules,
+and the result wins; the line is never longer than before.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from engine.moves import Move
 from engine.position import Position
-from engine.solver import Layout, canonical_key, layout, remap, trace
+from engine.solver.encoding import Layout, canonical_key, layout, remap, trace
 
 
 def shorten(

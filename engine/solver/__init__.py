@@ -1,0 +1,48 @@
+"""The engine's solver: a winning line, a proof that there is none, or "unknown".
+
+``search`` holds :func:`solve` and its best-first search; ``moves`` the rules as tables and
+the moves the search tries; ``encoding`` a position as the search's bytes and its canonical
+key; ``heuristics`` the ordering; ``shorten`` makes a found line shorter.
+"""
+
+from engine.solver.search import (
+    HEURISTICS,
+    INDEPENDENT,
+    UNKNOWN,
+    UNWINNABLE,
+    WINNABLE,
+    Layout,
+    Path,
+    Solution,
+    State,
+    Weights,
+    canonical_key,
+    card_code,
+    code_card,
+    layout,
+    remap,
+    solve,
+    state_of,
+    trace,
+)
+
+__all__ = [
+    "HEURISTICS",
+    "INDEPENDENT",
+    "UNKNOWN",
+    "UNWINNABLE",
+    "WINNABLE",
+    "Layout",
+    "Path",
+    "Solution",
+    "State",
+    "Weights",
+    "canonical_key",
+    "card_code",
+    "code_card",
+    "layout",
+    "remap",
+    "solve",
+    "state_of",
+    "trace",
+]
