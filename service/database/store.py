@@ -1,7 +1,9 @@
-"""The event store on asyncpg: append (one round trip), read, and the projection.
+"""The event store on asyncpg: append (one round trip, writes grouped over a few lanes
+under load), read, and the projection.
 
-Driver errors are translated here and nowhere else: a duplicate (game_id, seq) is a
-VersionConflict; a lost or refused connection is DatabaseUnavailable.
+The driver's errors in the store's calls are translated in connection(), into the errors
+of service/database/connections.py: a duplicate (game_id, seq) is a VersionConflict; a lost
+or refused connection is DatabaseUnavailable.
 """
 
 from __future__ import annotations
@@ -16,33 +18,18 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
-import orjson
+
+from service.database.connections import (
+    CONNECTION_ERRORS,
+    LOST_STATEMENTS,
+    POOLER_HINT,
+    DatabaseUnavailable,
+    StoreError,
+    VersionConflict,
+    json_text,
+)
 
 log = logging.getLogger(__name__)
-
-# what a pooler in transaction mode does to named prepared statements, when the service
-# was not told about it
-_LOST_STATEMENTS: tuple[type[BaseException], ...] = (
-    asyncpg.exceptions.InvalidSQLStatementNameError,
-    asyncpg.exceptions.DuplicatePreparedStatementError,
-)
-POOLER_HINT = (
-    "a prepared statement of this connection is missing or taken on the server: does"
-    " DATABASE_URL go through a pooler in transaction mode (pgbouncer)? Then set"
-    " DATABASE_POOLER=transaction (README: Behind a pooler)"
-)
-
-
-class StoreError(Exception):
-    """Base of the store's errors."""
-
-
-class VersionConflict(StoreError):
-    """Another writer appended at the same sequence number first."""
-
-
-class DatabaseUnavailable(StoreError):
-    """The database cannot be reached (or answers too slowly) right now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,112 +48,6 @@ class Replayed:
     status: int
     response: dict[str, Any]
     at: datetime  # when the first answer's write was made
-
-
-def _dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
-
-
-async def _init_connection(conn: asyncpg.Connection) -> None:
-    await conn.set_type_codec("jsonb", encoder=_dumps, decoder=orjson.loads, schema="pg_catalog")
-    await conn.set_type_codec("json", encoder=_dumps, decoder=orjson.loads, schema="pg_catalog")
-
-
-_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
-    OSError,
-    asyncio.TimeoutError,
-    asyncpg.exceptions.ConnectionDoesNotExistError,
-    asyncpg.exceptions.CannotConnectNowError,
-    asyncpg.exceptions.InterfaceError,
-    asyncpg.exceptions.PostgresConnectionError,
-    asyncpg.exceptions.AdminShutdownError,
-    asyncpg.exceptions.CrashShutdownError,
-    asyncpg.exceptions.TooManyConnectionsError,
-)
-
-
-async def _keep_session(conn: asyncpg.Connection) -> None:
-    """Nothing to reset when a connection goes back to the pool: every call here is one
-    statement in its own transaction, and none sets session state (LISTEN runs on a
-    connection of its own), which is also why a pooler in transaction mode may stand
-    between the service and PostgreSQL. asyncpg's default reset costs a round trip per
-    release."""
-
-
-class UnnamedStatements(asyncpg.Connection):  # type: ignore[misc]
-    """The connection for DATABASE_POOLER=transaction: PostgreSQL through a pooler in
-    transaction mode (pgbouncer's `pool_mode = transaction`).
-
-    Such a pooler hands each transaction whichever server connection it has free, so a
-    named prepared statement, which lives on one server connection, is missing (or another
-    client's) on the next: asyncpg's statement cache must be off. Off, asyncpg prepares
-    every statement afresh before running it, two round trips where there was one. This
-    connection keeps what asyncpg learnt when it first prepared a statement (its argument
-    and result types, its codecs) and sends it unnamed, parsed again with each execution:
-    Parse, Bind, Execute and Sync in one message, so one round trip on one server
-    connection, as with the cache. What PostgreSQL pays for it is a parse and plan of the
-    statement on every execution (README, "Behind a pooler").
-
-    It overrides asyncpg's private `_get_statement` (and the drop of its cache, where
-    asyncpg learns that types changed); tests/api/test_pooler.py counts the round trips
-    of moves through the pooler, so a change of asyncpg's that breaks it fails there.
-    """
-
-    __slots__ = ("_unnamed",)
-    KEEP = 200  # statements kept per connection (the service has a few dozen)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._unnamed: dict[tuple[Any, ...], Any] = {}
-
-    async def _get_statement(
-        self, query: str, timeout: float | None, *, named: Any = False,
-        use_cache: bool = True, **kwargs: Any,
-    ) -> Any:  # fmt: skip
-        if named is not False or not use_cache:  # prepare(): asyncpg's own way
-            return await super()._get_statement(
-                query, timeout, named=named, use_cache=use_cache, **kwargs
-            )
-        key = (query, kwargs.get("record_class"), kwargs.get("ignore_custom_codec", False))
-        state = self._unnamed.get(key)
-        if state is None or state.closed:
-            # with the cache off, asyncpg prepares it unnamed and marks it unprepared:
-            # each bind_execute sends the Parse again
-            state = await super()._get_statement(query, timeout, use_cache=use_cache, **kwargs)
-            if state.name:  # not what this class is for: leave it to asyncpg
-                return state
-            if len(self._unnamed) >= self.KEEP:
-                self._unnamed.pop(next(iter(self._unnamed)))
-            self._unnamed[key] = state
-        return state
-
-    def _drop_local_statement_cache(self) -> None:
-        super()._drop_local_statement_cache()
-        self._unnamed.clear()
-
-
-def connect_options(pooler: bool) -> dict[str, Any]:
-    """asyncpg's options for connections of the pool and of `verify`: behind a
-    transaction-mode pooler (DATABASE_POOLER=transaction), no named prepared statements."""
-    if not pooler:
-        return {}
-    return {"statement_cache_size": 0, "connection_class": UnnamedStatements}
-
-
-async def create_pool(
-    dsn: str, min_size: int = 4, max_size: int = 16, *, pooler: bool = False
-) -> asyncpg.Pool:
-    try:
-        pool = await asyncpg.create_pool(
-            dsn, min_size=min_size, max_size=max_size, init=_init_connection,
-            reset=_keep_session,
-            command_timeout=30, max_inactive_connection_lifetime=300,
-            **connect_options(pooler),
-        )
-    except _CONNECTION_ERRORS as exc:
-        raise DatabaseUnavailable(str(exc)) from exc
-    assert pool is not None
-    return pool
 
 
 RECORD_SQL = (
@@ -274,9 +155,9 @@ class EventStore:
                 yield conn
         except asyncpg.exceptions.UniqueViolationError as exc:
             raise VersionConflict(str(exc)) from exc
-        except _CONNECTION_ERRORS as exc:
+        except CONNECTION_ERRORS as exc:
             raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
-        except _LOST_STATEMENTS:
+        except LOST_STATEMENTS:
             log.error(POOLER_HINT)
             raise
 
@@ -393,8 +274,8 @@ class EventStore:
 
     async def _record_many(self, writes: list[tuple[Any, ...]]) -> list[asyncpg.Record]:
         columns = [list(column) for column in zip(*writes, strict=True)]
-        columns[2] = [_dumps(events) for events in columns[2]]
-        columns[16] = [None if r is None else _dumps(r) for r in columns[16]]
+        columns[2] = [json_text(events) for events in columns[2]]
+        columns[16] = [None if r is None else json_text(r) for r in columns[16]]
         async with self.connection() as conn:
             rows: list[asyncpg.Record] = await conn.fetch(
                 RECORD_MANY_SQL, *columns[:13], self.min_median_move_ms, *columns[13:],

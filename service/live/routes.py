@@ -21,7 +21,8 @@ from service.base.errors import BadRequest, NotFound
 from service.base.http import game_id, int_query
 from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
 from service.database.store import EventStore, StoredEvent
-from service.live.hub import GOING_AWAY, HUB_KEY, STREAMS_KEY, Item, Subscription, event_message
+from service.live.hub import HUB_KEY, STREAMS_KEY
+from service.live.subscriptions import GOING_AWAY, Item, Subscription, event_message
 
 log = logging.getLogger("service.stream")
 

@@ -1,0 +1,146 @@
+"""How the service connects to PostgreSQL: the pool, its connections' JSON codecs, the
+connection class for a pooler in transaction mode, and what a driver error means.
+
+The store's errors are defined here: a duplicate (game_id, seq) is a VersionConflict; a
+lost or refused connection is DatabaseUnavailable. EventStore.connection()
+(service/database/store.py) translates the driver's errors into them with the tuples below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import asyncpg
+import orjson
+
+# what a pooler in transaction mode does to named prepared statements, when the service
+# was not told about it
+LOST_STATEMENTS: tuple[type[BaseException], ...] = (
+    asyncpg.exceptions.InvalidSQLStatementNameError,
+    asyncpg.exceptions.DuplicatePreparedStatementError,
+)
+POOLER_HINT = (
+    "a prepared statement of this connection is missing or taken on the server: does"
+    " DATABASE_URL go through a pooler in transaction mode (pgbouncer)? Then set"
+    " DATABASE_POOLER=transaction (README: Behind a pooler)"
+)
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class VersionConflict(StoreError):
+    """Another writer appended at the same sequence number first."""
+
+
+class DatabaseUnavailable(StoreError):
+    """The database cannot be reached (or answers too slowly) right now."""
+
+
+def json_text(value: Any) -> str:
+    """A value as JSON text, as the connections send jsonb and json."""
+    return orjson.dumps(value).decode()
+
+
+async def init_connection(conn: asyncpg.Connection) -> None:
+    """jsonb and json as Python values: for the pool's connections and `verify`'s."""
+    await conn.set_type_codec("jsonb", encoder=json_text, decoder=orjson.loads, schema="pg_catalog")
+    await conn.set_type_codec("json", encoder=json_text, decoder=orjson.loads, schema="pg_catalog")
+
+
+# a lost, refused or too slow connection: DatabaseUnavailable
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    asyncio.TimeoutError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+    asyncpg.exceptions.TooManyConnectionsError,
+)
+
+
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Nothing to reset when a connection goes back to the pool: every call here is one
+    statement in its own transaction, and none sets session state (LISTEN runs on a
+    connection of its own), which is also why a pooler in transaction mode may stand
+    between the service and PostgreSQL. asyncpg's default reset costs a round trip per
+    release."""
+class UnnamedStatements(asyncpg.Connection):  # type: ignore[misc]
+    """The connection for DATABASE_POOLER=transaction: PostgreSQL through a pooler in
+    transaction mode (pgbouncer's `pool_mode = transaction`).
+
+    Such a pooler hands each transaction whichever server connection it has free, so a
+    named prepared statement, which lives on one server connection, is missing (or another
+    client's) on the next: asyncpg's statement cache must be off. Off, asyncpg prepares
+    every statement afresh before running it, two round trips where there was one. This
+    connection keeps what asyncpg learnt when it first prepared a statement (its argument
+    and result types, its codecs) and sends it unnamed, parsed again with each execution:
+    Parse, Bind, Execute and Sync in one message, so one round trip on one server
+    connection, as with the cache. What PostgreSQL pays for it is a parse and plan of the
+    statement on every execution (README, "Behind a pooler").
+
+    It overrides asyncpg's private `_get_statement` (and the drop of its cache, where
+    asyncpg learns that types changed); tests/api/test_pooler.py counts the round trips
+    of moves through the pooler, so a change of asyncpg's that breaks it fails there.
+    """
+
+    __slots__ = ("_unnamed",)
+    KEEP = 200  # statements kept per connection (the service has a few dozen)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unnamed: dict[tuple[Any, ...], Any] = {}
+
+    async def _get_statement(
+        self, query: str, timeout: float | None, *, named: Any = False,
+        use_cache: bool = True, **kwargs: Any,
+    ) -> Any:  # fmt: skip
+        if named is not False or not use_cache:  # prepare(): asyncpg's own way
+            return await super()._get_statement(
+                query, timeout, named=named, use_cache=use_cache, **kwargs
+            )
+        key = (query, kwargs.get("record_class"), kwargs.get("ignore_custom_codec", False))
+        state = self._unnamed.get(key)
+        if state is None or state.closed:
+            # with the cache off, asyncpg prepares it unnamed and marks it unprepared:
+            # each bind_execute sends the Parse again
+            state = await super()._get_statement(query, timeout, use_cache=use_cache, **kwargs)
+            if state.name:  # not what this class is for: leave it to asyncpg
+                return state
+            if len(self._unnamed) >= self.KEEP:
+                self._unnamed.pop(next(iter(self._unnamed)))
+            self._unnamed[key] = state
+        return state
+
+    def _drop_local_statement_cache(self) -> None:
+        super()._drop_local_statement_cache()
+        self._unnamed.clear()
+
+
+def connect_options(pooler: bool) -> dict[str, Any]:
+    """asyncpg's options for connections of the pool and of `verify`: behind a
+    transaction-mode pooler (DATABASE_POOLER=transaction), no named prepared statements."""
+    if not pooler:
+        return {}
+    return {"statement_cache_size": 0, "connection_class": UnnamedStatements}
+
+
+async def create_pool(
+    dsn: str, min_size: int = 4, max_size: int = 16, *, pooler: bool = False
+) -> asyncpg.Pool:
+    try:
+        pool = await asyncpg.create_pool(
+            dsn, min_size=min_size, max_size=max_size, init=init_connection,
+            reset=_keep_session,
+            command_timeout=30, max_inactive_connection_lifetime=300,
+            **connect_options(pooler),
+        )
+    except CONNECTION_ERRORS as exc:
+        raise DatabaseUnavailable(str(exc)) from exc
+    assert pool is not None
+    return pool

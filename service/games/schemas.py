@@ -1,0 +1,56 @@
+"""The request bodies of games: a new game, moves one at a time or in batches, undo and
+redo (pydantic v2)."""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict, Field, StrictBool, StrictStr, model_validator
+
+from service.base.schemas import Body, VariantName, WholeNumber
+
+
+class NewGame(Body):
+    variant: VariantName
+    deal: WholeNumber | None = None
+    autoplay: StrictBool = True
+
+
+class OneMove(Body):
+    """A move by its source pile (`from`, `count`) or by its card."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    source: StrictStr | None = Field(default=None, alias="from", max_length=8)
+    card: StrictStr | None = Field(default=None, max_length=4)
+    to: StrictStr = Field(max_length=8)
+    count: WholeNumber | None = Field(default=None, ge=1, le=52)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"from": self.source, "card": self.card, "to": self.to, "count": self.count}
+
+    @model_validator(mode="after")
+    def _source_or_card(self) -> OneMove:
+        if (self.source is None) == (self.card is None):
+            raise ValueError("give either 'from' (a pile) or 'card' (a card), not both")
+        if self.card is not None and self.count is not None:
+            raise ValueError(
+                "'count' goes with 'from'; a move by 'card' takes the cards on top of it"
+            )
+        return self
+
+
+MAX_BATCH = 500  # the most moves one request may carry
+
+
+class MoveRequest(OneMove):
+    expected_version: WholeNumber | None = Field(default=None, ge=0)
+
+
+class BatchRequest(Body):
+    """Several moves, all or none (API.md: several moves in one request)."""
+
+    moves: list[OneMove] = Field(min_length=1, max_length=MAX_BATCH)
+    expected_version: WholeNumber | None = Field(default=None, ge=0)
+
+
+class VersionedRequest(Body):
+    expected_version: WholeNumber | None = Field(default=None, ge=0)

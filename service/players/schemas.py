@@ -1,0 +1,26 @@
+"""The request bodies of players and their devices (pydantic v2)."""
+
+from __future__ import annotations
+
+from pydantic import Field, StrictStr
+
+from service.base.schemas import Body, shown_text
+
+NAME_MAX = 32
+DEVICE_MAX = 64
+
+
+class NewPlayer(Body):
+    name: shown_text("a name", NAME_MAX)  # type: ignore[valid-type]
+
+
+class NewDevice(Body):
+    """A device's name, as the player's list of devices shows it ("iPad")."""
+
+    device: shown_text("a device's name", DEVICE_MAX)  # type: ignore[valid-type]
+
+
+class LinkDevice(NewDevice):
+    """A link code from another device of the player's, and this device's name."""
+
+    code: StrictStr = Field(min_length=1, max_length=20)
