@@ -1,0 +1,23 @@
+"""The day's deal: one deal a day for each game, its opening searched ahead of the first hint."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from engine import Game
+from service.deals.table import table
+from service.solver.verdicts import Solver
+
+
+def today() -> datetime:
+    return datetime.now(UTC)
+
+
+def daily_view(variant: str, solver: Solver | None = None) -> dict[str, Any]:
+    """The day's deal; its opening is searched in the background (hints come at once)."""
+    day = today().date()
+    deal = table(variant).daily_deal(day)
+    if solver is not None:
+        solver.prefetch(Game.new(variant, deal)[0].position)
+    return {"variant": variant, "deal": deal, "date": day.isoformat()}

@@ -1,0 +1,81 @@
+"""Hints: the first move of a winning line from a game's position, the line kept on the
+game's record (never shown), and a new game's opening searched ahead of its first hint."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from engine import VARIANTS, Card, Game, Move
+from engine.solver import UNKNOWN, WINNABLE
+from service.deals.table import table
+from service.solver.lines import follow_line, line_from_record
+from service.solver.verdicts import ANSWER_SLACK, Solver
+
+
+def hint_view(
+    game: Game, verdict: str, moves: tuple[Move, ...] | None, solver: str, keep: bool = True
+) -> dict[str, Any]:
+    """The hint's answer; ``line`` (the player moves to win) is the service's own: it goes
+    into the HintGiven event (unless ``keep`` is false) and is never shown."""
+    winnable = verdict == WINNABLE and moves is not None
+    first = moves[0] if winnable and moves else None
+    return {
+        "version": game.version,
+        "verdict": verdict,
+        "move": None if first is None else first.to_dict(),
+        "moves_to_win": len(moves) if winnable and moves is not None else None,
+        "solver": solver,
+        "line": tuple(str(m) for m in moves) if winnable and moves and keep else None,
+    }
+
+
+async def hint(solver: Solver, game: Game, owner: str | None = None) -> dict[str, Any]:
+    """The first move of a winning line from the game's position (the game is not over).
+
+    ``moves_to_win`` counts the moves the player still makes: with autoplay on, the moves
+    to the foundations the game plays by itself are not counted. Following the hints is a
+    lookup: the line of the last hint is on the game's record.  The answer comes within the
+    solver's budget (and its slack), however many searches it takes; ``owner`` is who asks
+    (Solver.verdict)."""
+    if game.position.is_won:
+        return hint_view(game, WINNABLE, (), "none")
+    recorded = line_from_record(game)
+    if recorded is not None:
+        return hint_view(game, WINNABLE, recorded, "record")
+    deadline = time.monotonic() + solver.budget + ANSWER_SLACK
+    found = await solver.verdict(game.position, owner=owner, deadline=deadline)
+    if game.autoplay:
+        solver.remember_after_autoplay(game.position, found)
+    if game.moves == 0 and found.verdict != UNKNOWN:
+        # the deal's opening (automatic moves change no verdict): remember the deal
+        table(game.variant).learn(game.deal, found.verdict == WINNABLE)
+    if found.verdict != WINNABLE or not found.line:
+        return hint_view(game, found.verdict, None, found.solver)
+    moves, stuck = follow_line(game.position, found.line, game.autoplay)
+    for _attempt in range(8):  # where autoplay took a card the line needed: search on
+        if stuck is None:
+            break
+        more = await solver.verdict(stuck, owner=owner, deadline=deadline)
+        if more.verdict != WINNABLE or not more.line:
+            break
+        tail, stuck = follow_line(stuck, more.line, game.autoplay)
+        moves += tail
+    if stuck is not None:  # not followable to the end: the first move stands alone
+        return hint_view(game, WINNABLE, found.line, found.solver, keep=False)
+    return hint_view(game, WINNABLE, moves, found.solver)
+
+
+def public_hint(body: dict[str, Any]) -> dict[str, Any]:
+    """A hint's answer as a client sees it (without the line)."""
+    return {k: v for k, v in body.items() if k != "line"}
+
+
+def prefetch_opening(solver: Solver, game: dict[str, Any]) -> None:
+    """A new game (its view): search its position in the background, for the first hint."""
+    if game.get("status") == "playing":
+        state = game["state"]
+        cls = VARIANTS[game["variant"]]
+        cards = [[Card.parse(c) for c in column] for column in state["tableau"]]
+        cells = [None if c is None else Card.parse(c) for c in state["cells"]]
+        solver.prefetch(cls(cards, cells, state["foundations"]))

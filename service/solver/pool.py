@@ -1,0 +1,135 @@
+"""The search processes: what a worker does with a position, and the pool that runs them.
+
+Searches run off the event loop, in a small process pool (``solver_workers`` processes,
+:func:`make_pool`, started by service/app.py), each within a time budget
+(``hint_budget_seconds``).  In a worker, FreeCell, Baker's Game and Beleaguered Castle go
+to Freecell Solver's library when it is installed (service/solver/fcsolve.py), everything else
+(Baker's Dozen always) to the engine's own solver (engine/solver/search.py); the lines either
+returns are replayed through the rules.  A worker exits when the service is gone.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from engine import VARIANTS, Move, Position
+from engine.solver import UNKNOWN, Layout, solve, trace
+from engine.solver.shorten import shorten
+from service.solver import fcsolve
+from service.solver.lines import follows
+
+SHORT_LINE_SHARE = 0.6  # of a search's time, for the library's short-line presets
+WATCH_SECONDS = 0.5  # how often a worker looks whether its service still runs
+MIN_SEARCH = 0.05  # seconds: a search left less time than this does not start
+
+Steps = list[tuple[bytes, Layout]]
+"""(canonical key, layout) of each position along a winning line, after each of its moves."""
+
+
+def search(
+    position: Position, seconds: float, *, library: bool = True
+) -> tuple[str, tuple[Move, ...] | None, int, str]:
+    """(verdict, winning line, states or iterations, which solver) for ``position``.
+
+    A winning line is as short as the time allows: the library's short-line presets first
+    (their lines optimised), then its atomic-moves search for a verdict it can prove, or the
+    engine's search; the line found is then shortened (:func:`engine.solver.shorten.shorten`) with
+    the time left, up to a second."""
+    deadline = time.perf_counter() + seconds
+    verdict, line, states, how = _search(position, seconds, library)
+    if line is not None:
+        left = deadline - time.perf_counter()
+        depth = 2 if left > 0.1 else 1
+        line = shorten(position, line, depth=depth, seconds=min(1.0, max(left, 0.05)))
+    return verdict, line, states, how
+
+
+def _search(
+    position: Position, seconds: float, library: bool
+) -> tuple[str, tuple[Move, ...] | None, int, str]:
+    started = time.perf_counter()
+    if library and position.name in fcsolve.GAMES and fcsolve.available():
+        short = fcsolve.shortest(position, max_seconds=seconds * SHORT_LINE_SHARE)
+        if short is not None:
+            return short.verdict, short.moves, short.states, "fc-solve"
+        left = max(seconds - (time.perf_counter() - started), seconds * 0.5)
+        found = fcsolve.solve(position, max_seconds=left)
+        if found is not None:
+            return found.verdict, found.moves, found.states, "fc-solve"
+    mine = solve(position, max_seconds=seconds)
+    return mine.verdict, mine.moves, mine.states, "engine"
+
+
+def search_board(
+    variant: str, board: str, seconds: float, library: bool, deadline: float | None = None
+) -> tuple[str, list[str] | None, int, str, Steps]:
+    """:func:`search` on a board sent as text (what crosses to a worker process).
+
+    A winning line is replayed through the rules here (fcsolve.solve does it for its own
+    lines; a line the rules refuse, or that does not win, makes the verdict unknown), and
+    the positions along it are described for the service's cache, so that the service's
+    own process has little to do.  ``deadline`` (``time.monotonic()``, the same clock in
+    every process) ends a search that waited in the queue on time: it gets what is left."""
+    if deadline is not None:
+        seconds = min(seconds, deadline - time.monotonic())
+        if seconds < MIN_SEARCH:
+            return UNKNOWN, None, 0, "none", []
+    position = VARIANTS[variant].from_board_text(board)
+    verdict, line, states, how = search(position, seconds, library=library)
+    if line is None:
+        return verdict, None, states, how, []
+    if how != "fc-solve" and not follows(position, line):  # (fc-solve's: checked)
+        return UNKNOWN, None, states, how, []
+    return verdict, [str(m) for m in line], states, how, trace(position, line)
+
+
+def make_pool(workers: int) -> ProcessPoolExecutor:
+    """The search processes: ``workers`` of them, each of which exits when this process is
+    gone, however it ends."""
+    return ProcessPoolExecutor(
+        max_workers=max(1, workers),
+        mp_context=_context(),
+        initializer=_warm_up,
+        initargs=(os.getpid(),),
+    )
+
+
+def _context() -> Any:
+    try:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["engine", __name__])
+        return ctx
+    except ValueError:  # no forkserver on this platform
+        return multiprocessing.get_context("spawn")
+
+
+def _warm_up(service_pid: int | None = None) -> None:
+    """A worker's start: load the library, and watch the service: a worker whose service
+    is gone (killed, even with SIGKILL) exits within a second instead of living on."""
+    fcsolve.available()
+    if service_pid is not None:
+        threading.Thread(
+            target=_exit_with, args=(service_pid, os.getppid()), name="watch", daemon=True
+        ).start()
+
+
+def _exit_with(service_pid: int, parent: int) -> None:
+    while True:
+        time.sleep(WATCH_SECONDS)
+        if os.getppid() != parent or not _alive(service_pid):
+            os._exit(0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # (someone else's process took the number: ours is gone)
+        return False
+    return True

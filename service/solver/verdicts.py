@@ -1,0 +1,199 @@
+"""The Solver the service asks: the verdict cache (cache.py) that searches what it does not
+hold, in the pool of pool.py.
+
+Concurrent requests for one position share one search, which goes on (and is cached) even
+if the requests go away; each request is answered by its deadline, and the searches a
+player (or an address) and everyone together may have going are bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
+
+from aiohttp import web
+
+from engine import Move, Position
+from engine.solver import UNKNOWN, WINNABLE, Layout, layout
+from service.solver.cache import Entry, Key, Verdict, VerdictCache, key_of
+from service.solver.pool import MIN_SEARCH, Steps, make_pool, search_board
+
+log = logging.getLogger("service.solver")
+
+ANSWER_SLACK = 0.4  # seconds past its budget a request waits for a search at most
+PER_OWNER = 2  # searches one player (or address) may have waiting or running at once
+
+
+class Solver(VerdictCache):
+    """Verdicts for positions: the cache, searching what it does not hold in a pool."""
+
+    def __init__(
+        self,
+        budget: float,
+        *,
+        capacity: int = 50_000,
+        library: bool = True,
+        prefetch: bool = True,
+        executor_factory: Callable[[], Executor] | None = None,
+    ) -> None:
+        super().__init__(capacity)
+        self.budget = budget
+        self.library = library
+        self._factory = executor_factory
+        self._executor: Executor | None = None
+        self._running: dict[Key, asyncio.Task[Entry]] = {}
+        self._owners: dict[str, int] = {}  # searches started per owner, still running
+        self.searches = 0
+        # searches waiting or running at most; beyond, a request is answered "unknown"
+        self.max_pending = 16
+        self.prefetching = prefetch
+
+    # the pool ------------------------------------------------------------------
+
+    def _pool(self) -> Executor:
+        if self._executor is None:
+            self._executor = make_pool(1) if self._factory is None else self._factory()
+        return self._executor
+
+    def close(self) -> None:
+        for task in list(self._running.values()):
+            task.cancel()
+        if self._executor is not None:
+            # a search already running ends within its budget, and its process with it
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    # searching -----------------------------------------------------------------
+
+    def would_search(self, position: Position, budget: float | None = None) -> bool:
+        """Whether asking about ``position`` would start a new search (nothing cached for
+        it that holds at this budget, and no search of it running)."""
+        budget = self.budget if budget is None else budget
+        key = key_of(position)
+        entry = self.known(key)
+        if entry is not None and entry.holds(budget):
+            return False
+        return key not in self._running
+
+    def prefetch(self, position: Position) -> None:
+        """Start the search for a position soon to be asked about (a new game's opening, the
+        day's deal) in the background, when the workers are idle enough; its verdict is
+        then cached by the time the player asks."""
+        if not self.prefetching or len(self._running) >= self.max_pending // 2:
+            return
+        key = key_of(position)
+        if key not in self and key not in self._running:
+            self._start(key, position, self.budget)
+
+    async def verdict(
+        self,
+        position: Position,
+        budget: float | None = None,
+        *,
+        owner: str | None = None,
+        deadline: float | None = None,
+    ) -> Verdict:
+        """The verdict on ``position`` within ``budget`` seconds (the service's by default).
+
+        Requests for one position share one search, which goes on (and is cached) even if
+        the request that started it goes away.  The answer comes by ``deadline`` (a
+        ``time.monotonic()``; by default the budget and ANSWER_SLACK from now), "unknown" if
+        the search has not ended by then, whoever else is searching: a search waiting for a
+        worker gets only the time left to it.  ``owner`` (a player, an address) may have
+        PER_OWNER new searches going at once; beyond that, and beyond ``max_pending`` in
+        all, the answer is "unknown" at once rather than a place in a queue."""
+        budget = self.budget if budget is None else budget
+        if deadline is None:
+            deadline = time.monotonic() + budget + ANSWER_SLACK
+        key = key_of(position)
+        entry = self.get(key)
+        if entry is not None and entry.holds(budget):
+            return entry.answer(position, True)
+        running = self._running.get(key)
+        fresh = running is None
+        if running is None:
+            if len(self._running) >= self.max_pending or (
+                owner is not None and self._owners.get(owner, 0) >= PER_OWNER
+            ):
+                # the workers have more than enough to do: answer at once rather than queue
+                return Verdict(UNKNOWN, None, "none")
+            budget = min(budget, deadline - ANSWER_SLACK - time.monotonic())
+            if budget < MIN_SEARCH:
+                return Verdict(UNKNOWN, None, "none")
+            running = self._start(key, position, budget, owner)
+        try:
+            entry = await asyncio.wait_for(
+                asyncio.shield(running), timeout=max(0.0, deadline - time.monotonic())
+            )
+        except TimeoutError:  # the search goes on, and its verdict is cached
+            return Verdict(UNKNOWN, None, "none")
+        return entry.answer(position, not fresh)
+
+    def _start(
+        self, key: Key, position: Position, budget: float, owner: str | None = None
+    ) -> asyncio.Task[Entry]:
+        task = asyncio.get_running_loop().create_task(
+            self._run(key, position.name, position.board_text(), layout(position), budget)
+        )
+        self._running[key] = task
+        task.add_done_callback(_retrieve)
+        if owner is not None:
+            self._owners[owner] = self._owners.get(owner, 0) + 1
+
+            def release(_: object) -> None:
+                left = self._owners.get(owner, 1) - 1
+                if left > 0:
+                    self._owners[owner] = left
+                else:
+                    self._owners.pop(owner, None)
+
+            task.add_done_callback(release)
+        return task
+
+    async def _run(self, key: Key, variant: str, board: str, where: Layout, budget: float) -> Entry:
+        try:
+            entry, steps = await self._search(variant, board, where, budget)
+        finally:
+            self._running.pop(key, None)
+        self[key] = entry
+        if entry.verdict == WINNABLE:
+            self.remember_line(variant, entry, steps)
+        return entry
+
+    async def _search(
+        self, variant: str, board: str, where: Layout, budget: float
+    ) -> tuple[Entry, Steps]:
+        loop = asyncio.get_running_loop()
+        self.searches += 1
+        deadline = time.monotonic() + budget  # a search that waits for a worker gets less
+        try:
+            verdict, texts, _states, how, steps = await asyncio.wait_for(
+                loop.run_in_executor(
+                    self._pool(), search_board, variant, board, budget, self.library, deadline
+                ),
+                timeout=budget + 30.0,
+            )
+        except BrokenProcessPool:
+            log.error("a solver process died; starting a new pool")
+            self._executor = None
+            return Entry(UNKNOWN, None, 0, where, 0.0, "none"), []
+        except TimeoutError:
+            return Entry(UNKNOWN, None, 0, where, 0.0, "none"), []
+        line = None if texts is None else tuple(Move.parse(t) for t in texts)
+        if how == "none":  # it never ran (its time went waiting): no verdict for any budget
+            budget = 0.0
+        return Entry(verdict, line, 0, where, budget, how), steps
+
+
+def _retrieve(task: asyncio.Task[Entry]) -> None:
+    """A search nobody waits for any more: its failure is logged, not left unread."""
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("a search failed: %r", task.exception())
+
+
+# the solver: verdict cache and search processes
+SOLVER_KEY = web.AppKey("solver", Solver)
