@@ -5,22 +5,16 @@ from __future__ import annotations
 from aiohttp import web
 
 from service.base.errors import BadRequest
-from service.base.http import int_query, json_response, tagged_response, whole_number
+from service.base.http import int_query, json_response, tagged_response
 from service.base.keys import BACKEND_KEY
-from service.boards import queries as leaderboards
+from service.boards import board as boards
+from service.boards import records
+from service.deals.numbers import check_deal_number, deal_in_path
 from service.players.auth import caller
 
 MAX_CURSOR = 200
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
-
-
-def _deal(request: web.Request) -> int:
-    raw = request.match_info["deal"]
-    number = whole_number(raw)
-    if number is None:
-        raise BadRequest(f"a deal is a whole number, not {raw!r}")
-    return number
 
 
 def _flag(request: web.Request, name: str) -> bool:
@@ -44,31 +38,31 @@ def _cursor(request: web.Request) -> str | None:
 
 async def board(request: web.Request) -> web.Response:
     variant = request.match_info["variant"]
-    deal = _deal(request)
+    deal = deal_in_path(request.match_info["deal"])
     limit = int_query(request, "limit", 20, 1, 100)
     assert limit is not None
     cursor = _cursor(request)
     around = request.query.get("around")
-    kind = leaderboards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
+    kind = boards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
     backend = request.app[BACKEND_KEY]
     if around is None:
         return tagged_response(
-            request, await leaderboards.board(backend, variant, deal, limit, cursor, kind)
+            request, await boards.board(backend, variant, deal, limit, cursor, kind)
         )
     if around != "me":
         raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
     if cursor is not None:
         raise BadRequest("give either 'around=me' or 'cursor', not both")
-    leaderboards.check_board(variant, deal)  # a bad board is a 400/422 before the token
+    check_deal_number(variant, deal)  # a bad board is a 400/422 before the token
     player = await caller(request)
     return tagged_response(
-        request, await leaderboards.board_around(backend, variant, deal, player, kind=kind)
+        request, await boards.board_around(backend, variant, deal, player, kind=kind)
     )
 
 
 async def player_record(request: web.Request) -> web.Response:
     backend = request.app[BACKEND_KEY]
-    record = await leaderboards.player_record(backend, request.match_info["player_id"])
+    record = await records.player_record(backend, request.match_info["player_id"])
     return tagged_response(request, record)
 
 
@@ -76,7 +70,7 @@ async def player_games(request: web.Request) -> web.Response:
     limit = int_query(request, "limit", 20, 1, 100)
     assert limit is not None
     backend = request.app[BACKEND_KEY]
-    page = await leaderboards.player_games(
+    page = await records.player_games(
         backend, request.match_info["player_id"], limit, _cursor(request)
     )
     return json_response(page)

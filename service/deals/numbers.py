@@ -1,4 +1,5 @@
-"""Deals: the opening layouts, which numbers are dealt, random solvable deals."""
+"""Deals by number: the one check of a deal number, which deals are dealt, the opening
+layouts, random solvable deals."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from typing import Any, Final
 
 from engine import VARIANTS, InvalidDeal, find_variant
 from engine import deals as engine_deals
-from service.base.errors import Unprocessable
+from service.base.errors import BadRequest, Unprocessable
+from service.base.http import whole_number
 from service.deals.table import table as deal_table
 
 # Games whose deals known to have no solution are not dealt even when asked for by number:
@@ -16,27 +18,41 @@ from service.deals.table import table as deal_table
 REFUSES_UNSOLVABLE: Final = frozenset({"freecell"})
 
 
-def check_deal_number(deal: int) -> None:
-    """The engine's rule (engine.deals.check_deal_number), answered 422 as API.md says."""
+def deal_in_path(raw: str) -> int:
+    """The deal number a URL's path names: a whole number written plainly, else a 400.
+    Whether it is a deal is check_deal_number's."""
+    number = whole_number(raw)
+    if number is None:
+        raise BadRequest(f"a deal is a whole number, not {raw!r}")
+    return number
+
+
+def check_deal_number(variant: str, deal: int) -> str:
+    """The one check of a deal by number, for every request that names one (a board, a
+    deal's layout, a new game or race): the variant's id; UnknownVariant (400) for no
+    such game, Unprocessable (422) for a number out of the engine's range
+    (engine.deals.check_deal_number), as API.md says."""
+    name = find_variant(variant).name
     try:
         engine_deals.check_deal_number(deal)
     except InvalidDeal as exc:
         raise Unprocessable(str(exc)) from None
+    return name
 
 
-def check_deal(variant: str, deal: int) -> None:
-    find_variant(variant)
-    check_deal_number(deal)
-    if variant in REFUSES_UNSOLVABLE and deal_table(variant).solvable(deal) is False:
+def check_deal(variant: str, deal: int) -> str:
+    """A deal to be dealt (a new game or race): check_deal_number, and a deal known to
+    have no solution is refused (422) in the REFUSES_UNSOLVABLE games."""
+    name = check_deal_number(variant, deal)
+    if name in REFUSES_UNSOLVABLE and deal_table(name).solvable(deal) is False:
         raise Unprocessable(
-            f"{VARIANTS[variant].title} deal {deal} has no solution; choose another deal"
+            f"{VARIANTS[name].title} deal {deal} has no solution; choose another deal"
         )
+    return name
 
 
 def deal_view(variant: str, deal: int) -> dict[str, Any]:
-    find_variant(variant)
-    check_deal_number(deal)
-    cls = VARIANTS[variant]
+    cls = VARIANTS[check_deal_number(variant, deal)]
     position = cls.deal(deal)
     return {
         "variant": variant,

@@ -8,7 +8,7 @@ ran (the writes of a log are its runs of equal `at`), saying what that write lef
 foundation cards, status); one PlayerFinished a write that brought the game to an end
 while the race ran, with that end's status and elapsed_ms; one RaceEnded once over, whose
 ranking is the one API.md gives, of the games as their logs stood when the race ended.
-The games' writes come from their replay (service/verify/games.py: `replay`).
+The games' writes come from their replay (service/verify/replay.py).
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 import asyncpg
 
-if TYPE_CHECKING:
-    from service.verify.games import Write
+from service.verify.replay import Write
+from service.verify.report import Differ
 
-Differ = Callable[[uuid.UUID | None, str], None]
 # what the ranking says of each player, beside the rank
 RANKED = ("status", "elapsed_ms", "moves", "foundation_cards")
 

@@ -1,0 +1,101 @@
+"""Keyset cursors: the opaque `next` of a board's pages and of a player's games.
+
+A cursor is "kind:part:...", base64url without padding. A board's cursor (kind b1) holds
+the last entry's key, one part per column of the board's order (service/boards/order.py,
+each written by its type), then its rank; a games cursor (kind g1) the last game's
+creation time and id. A cursor that is not one of these is a 400.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from service.base.errors import BadRequest
+from service.boards.order import ORDER
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
+# the largest whole numbers (exclusive) a cursor takes, by SQL type; a rank is a bigint
+_LIMITS = {"bigint": 2**63, "integer": 2**31}
+_DAMAGED = "this cursor is damaged; leave 'cursor' out for the first page"
+
+BoardKey = tuple[Any, ...]  # an entry's values of order.ORDER
+
+
+def _micros(at: datetime) -> int:
+    return (at - EPOCH) // MICROSECOND
+
+
+def _from_micros(value: int) -> datetime:
+    return EPOCH + value * MICROSECOND
+
+
+def _encode(kind: str, *parts: object) -> str:
+    text = ":".join([kind, *map(str, parts)])
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def _decode(kind: str, cursor: str, n: int) -> list[str]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        parts = base64.urlsafe_b64decode(padded.encode("ascii")).decode().split(":")
+    except (ValueError, UnicodeError, binascii.Error):
+        parts = []
+    if len(parts) != n + 1 or parts[0] != kind:
+        raise BadRequest(
+            "this cursor was not given by this list; pass the 'next' of the previous page"
+            " unchanged, or leave 'cursor' out for the first page"
+        )
+    return parts[1:]
+
+
+def _written(sql_type: str, value: Any) -> object:
+    """A key's value as a cursor's part."""
+    if sql_type == "timestamptz":
+        return _micros(value)
+    if sql_type == "uuid":
+        return value.hex
+    return value
+
+
+def _read(sql_type: str, part: str) -> Any:
+    """A cursor's part as a key's value; ValueError or OverflowError when it cannot be."""
+    if sql_type == "timestamptz":
+        return _from_micros(int(part))
+    if sql_type == "uuid":
+        return uuid.UUID(hex=part)
+    value = int(part)
+    if not 0 <= value < _LIMITS[sql_type]:
+        raise ValueError(part)
+    return value
+
+
+def board_cursor(key: BoardKey, rank: int) -> str:
+    """The cursor after the entry with this key (order.values) and rank."""
+    parts = [_written(c.type, value) for c, value in zip(ORDER, key, strict=True)]
+    return _encode("b1", *parts, rank)
+
+
+def parse_board_cursor(cursor: str) -> tuple[BoardKey, int]:
+    *parts, rank = _decode("b1", cursor, len(ORDER) + 1)
+    try:
+        key = tuple(_read(c.type, part) for c, part in zip(ORDER, parts, strict=True))
+        return key, _read("bigint", rank)
+    except (ValueError, OverflowError):
+        raise BadRequest(_DAMAGED) from None
+
+
+def games_cursor(created_at: datetime, game_id: uuid.UUID) -> str:
+    return _encode("g1", _written("timestamptz", created_at), _written("uuid", game_id))
+
+
+def parse_games_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    created, game = _decode("g1", cursor, 2)
+    try:
+        return _read("timestamptz", created), _read("uuid", game)
+    except (ValueError, OverflowError):
+        raise BadRequest(_DAMAGED) from None
