@@ -2,7 +2,7 @@
 
 Logs of 1,000, 2,500 and 5,000 events (the longest a game may have: MAX_GAME_EVENTS),
 cheap to make (a card from cell to cell and back in FreeCell deal 617, as an attacker
-would), abandoned at the end, analysed by ``service.solving.analysis`` as the endpoint does
+would), abandoned at the end, analysed by ``solver.postmortem.analysis`` as the endpoint does
 (the replay of the log, the positions along it, the searches).  Prints the time and the
 peak memory (tracemalloc) of each, and both per event: constant per event is linear; the
 reference is the first length, in the same run.
@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from engine import Game, Move
-from service.solver.solving import Solver, analysis
+from service.solver.postmortem import analysis
+from service.solver.verdicts import Solver
 
 LENGTHS = (1000, 2500, 5000)
 

@@ -1,7 +1,7 @@
 """Leaderboard reads on a big board against a primary-key read, same run, same database.
 
 Seeds one deal's board with BENCH_ENTRIES (default 100,000) players' wins, then times,
-through the service functions (service.leaderboards, on the same pool the service uses):
+through the service functions (service/boards, on the same pool the service uses):
 page 1, a deep page by cursor (90 % down the board: a keyset read, like page 1), and
 around=me for a player in the middle (its rank is counted on the index, O(rank)) -- each
 as a ratio to the median of a primary-key read `SELECT id, name FROM players WHERE id = $1`
@@ -72,8 +72,10 @@ async def timed(action: Callable[[], Awaitable[object]], repeats: int) -> list[f
 
 async def main() -> None:
     from service.base.backend import Backend, GameCache
-    from service.boards import queries as leaderboards
-    from service.database.store import EventStore, create_pool
+    from service.boards import board as leaderboards
+    from service.boards.cursors import board_cursor
+    from service.database.connections import create_pool
+    from service.database.store import EventStore
     from service.players.accounts import Player
 
     url = await fresh_database(database_url(), "bench_leaderboards")
@@ -94,7 +96,7 @@ async def main() -> None:
         middle = keys[len(keys) // 2]["player_id"]
         ids = [r["player_id"] for r in random.sample(list(keys), min(1000, len(keys)))]
         backend = Backend(store=EventStore(pool), games=GameCache(10))
-        cursor = leaderboards.board_cursor(deep, int(len(keys) * 0.9) + 1)  # type: ignore[arg-type]
+        cursor = board_cursor(deep, int(len(keys) * 0.9) + 1)  # type: ignore[arg-type]
         me = Player(middle, "?")
         picks = iter(ids * (REPEATS // len(ids) + 2))
 

@@ -5,7 +5,7 @@
    * ``fc-solve -l crooked-nose`` (the binary, atomic moves: exact verdicts), wall time per
      deal including the process start, up to BENCH_FCS_ITERATIONS iterations;
    * the same preset through the library in this process (service/solver/fcsolve.py), if installed;
-   * the engine's solver (engine/solver.py), up to BENCH_SOLVER_SECONDS a deal.
+   * the engine's solver (engine/solver/search.py), up to BENCH_SOLVER_SECONDS a deal.
    Prints the verdicts (agreeing, disagreeing, unknown) and the median time per deal of
    each, with the ratios.  A disagreement between two exact verdicts fails the benchmark.
 2. The service (a subprocess on a fresh database): median latency of ``POST /hint`` on
@@ -14,7 +14,7 @@
    engine's solver only (SOLVER_LIBRARY=false); then as the service runs by default, where
    a new game's opening is searched in the background at creation, asked 0.3 s later.
 
-3. The length of the opening hint's line (``service.solving.search`` with the hint budget,
+3. The length of the opening hint's line (``service.solver.pool.search`` with the hint budget,
    autoplay off, as the service answers it) on the first BENCH_LINE_DEALS solvable deals,
    against Freecell Solver's shortest: its default configuration and its short-line
    presets, each with ``-opt``, counted in the game's own moves (a run moved where the game
@@ -211,8 +211,8 @@ async def hint_latency(library: bool, prefetch: bool, pause: float) -> None:
 
 
 def lines(game: str) -> None:
-    from engine.shorten import shorten
-    from service.solver.solving import search
+    from engine.solver.shorten import shorten
+    from service.solver.pool import search
 
     deals = [d for d in range(1, 2000) if table(game).solvable(d)][:LINE_DEALS]
     ours: list[int] = []

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate":
         return 0
     if args.command == "verify":
-        from service.verify.games import main as verify
+        from service.verify.run import main as verify
 
         return verify(url, settings.min_median_move_ms, pooler=settings.pooled)
     settings = settings.model_copy(update={"database_url": url})

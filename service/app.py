@@ -34,8 +34,9 @@ from service.base.problems import problem_middleware
 from service.base.ratelimit import LINK_GUESSES_PER_MINUTE, RateLimiter, Slots, TokenBuckets
 from service.base.settings import Settings
 from service.boards import routes as leaderboards
+from service.database.connections import StoreError, create_pool
 from service.database.embedded import asyncpg_dsn, resolve_database_url
-from service.database.store import EventStore, StoreError, create_pool
+from service.database.store import EventStore
 from service.games import routes as games
 from service.live import routes as stream
 from service.live.hub import HUB_KEY, STREAMS_KEY, StreamHub
@@ -43,7 +44,8 @@ from service.players import routes as players
 from service.players.accounts import purge_link_codes
 from service.races import routes as races
 from service.solver import routes as solver
-from service.solver.solving import SOLVER_KEY, Solver, make_pool
+from service.solver.pool import make_pool
+from service.solver.verdicts import SOLVER_KEY, Solver
 from service.webclient import routes as webclient
 
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -63,7 +65,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/healthz", meta.healthz)
     r.add_get("/metrics", meta.metrics)
     r.add_get("/openapi.yaml", meta.openapi)
-    r.add_post("/v1/players", games.create_player)
+    r.add_post("/v1/players", players.create_player)
     # the caller's own player: before /v1/players/{player_id}, which would take "me"
     r.add_get("/v1/players/me", players.me)
     r.add_post("/v1/players/me/tokens", players.add_token)

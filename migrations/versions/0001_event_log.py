@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-from service.database.migrate import run_sql
 from sqlalchemy.dialects.postgresql import JSONB
+
+from service.database.migrate import run_sql
 
 revision = "0001"
 down_revision = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+
 from service.database.migrate import run_sql
 
 revision = "0002"

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-from service.database.migrate import run_sql
 from sqlalchemy.dialects.postgresql import JSONB
+
+from service.database.migrate import run_sql
 
 revision = "0006"
 down_revision = "0005"

@@ -18,6 +18,7 @@ Create Date: 2026-12-01
 from __future__ import annotations
 
 from alembic import op
+
 from service.database.migrate import run_sql
 
 revision = "0007"

@@ -13,60 +13,9 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from engine import Game
 from service.database.store import EventStore
-
-if TYPE_CHECKING:
-    from service.players.accounts import CachedToken
-
-
-@dataclass(slots=True)
-class LiveGame:
-    """A game's replayed line of play, as of version `game.version`."""
-
-    game: Game
-    player_id: uuid.UUID
-    created_at: datetime
-    finished_at: datetime | None
-    # the race the game is played in (its GameCreated says), None for a game of its own
-    race_id: uuid.UUID | None = None
-
-
-class GameCache:
-    """Least-recently-used positions by game id, that only move forward: a put never
-    replaces a copy with an older version (a read that raced a write keeps the write's)."""
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self._items: OrderedDict[uuid.UUID, LiveGame] = OrderedDict()
-
-    def get(self, game_id: uuid.UUID) -> LiveGame | None:
-        live = self._items.get(game_id)
-        if live is not None:
-            self._items.move_to_end(game_id)
-        return live
-
-    def put(self, game_id: uuid.UUID, live: LiveGame) -> LiveGame:
-        """Keep `live` unless a newer version is kept already; returns the one kept."""
-        held = self._items.get(game_id)
-        if held is not None and held.game.version > live.game.version:
-            self._items.move_to_end(game_id)
-            return held
-        self._items[game_id] = live
-        self._items.move_to_end(game_id)
-        while len(self._items) > self.capacity:
-            self._items.popitem(last=False)
-        return live
-
-    def drop(self, game_id: uuid.UUID) -> None:
-        self._items.pop(game_id, None)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -98,16 +47,44 @@ class Lru(Generic[K, V]):
         return len(self._items)
 
 
+class Versioned(Protocol):
+    """What says its version: copies of one game are ordered by it."""
+
+    @property
+    def version(self) -> int: ...
+
+
+G = TypeVar("G", bound=Versioned)
+
+
+class GameCache(Lru[uuid.UUID, G]):
+    """Games by id, the least recently used dropped first, that only move forward: a put
+    never replaces a copy with an older version (a read that raced a write keeps the
+    write's). What a game is, the games package says (service/games/positions.py)."""
+
+    def put(self, game_id: uuid.UUID, game: G) -> G:
+        """Keep `game` unless a newer version is kept already; returns the one kept."""
+        held = self.get(game_id)
+        if held is not None and held.version > game.version:
+            return held
+        self[game_id] = game
+        return game
+
+    def drop(self, game_id: uuid.UUID) -> None:
+        self.pop(game_id)
+
+
 @dataclass
 class Backend:
     """The event store and this instance's memory (caches, locks), passed to every service
     function (the handlers find it under ``BACKEND_KEY``)."""
 
     store: EventStore
-    games: GameCache
+    # the games in memory, as the games package keeps them (service/games/positions.py)
+    games: GameCache[Any]
     # players by their token's hash, the most recently used ones, each with the time it
-    # was last checked against the database (service/players/accounts.py: TOKEN_RECHECK)
-    players: Lru[bytes, CachedToken] = field(default_factory=lambda: Lru(100_000))
+    # was last checked against the database (service/players/accounts.py: CachedToken)
+    players: Lru[bytes, Any] = field(default_factory=lambda: Lru(100_000))
     # the most events one game's log may hold (a write past it is refused; abandoning is not)
     max_game_events: int = 5000
     # told (game id, last seq) after every commit of this instance: live streams listen

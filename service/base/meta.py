@@ -8,7 +8,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from service.base.http import json_response
 from service.base.keys import BACKEND_KEY, METRICS_KEY
 from service.base.settings import ROOT
-from service.database.store import DatabaseUnavailable
+from service.database.connections import DatabaseUnavailable
 
 OPENAPI = ROOT / "openapi.yaml"
 

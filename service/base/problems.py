@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove
 from service.base.errors import ServiceError, TooManyRequests
 from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
-from service.database.store import DatabaseUnavailable, VersionConflict
+from service.database.connections import DatabaseUnavailable, VersionConflict
 
 log = logging.getLogger("service.problems")
 PROBLEM = "application/problem+json"
@@ -53,7 +53,7 @@ def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]
 def _engine_problem(exc: EngineError) -> web.Response:
     from engine import GameOver, NothingToRedo, NothingToUndo
 
-    # a move of a batch names its place (commands.play_moves): the problem says it too
+    # a move of a batch names its place (commands.play): the problem says it too
     index: int | None = getattr(exc, "index", None)
     detail = str(exc) if index is None else f"move {index} of the batch (from 0): {exc}"
     if isinstance(exc, InvalidDeal):

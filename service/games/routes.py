@@ -1,6 +1,8 @@
-"""Players, games, moves, undo and redo, legal moves, events, deals."""
+"""Games, moves, undo and redo, legal moves, events, deals."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from aiohttp import web
 
@@ -13,36 +15,23 @@ from service.base.http import (
     parse_body,
     read_object,
     tagged_response,
-    whole_number,
 )
 from service.base.keys import BACKEND_KEY, METRICS_KEY
-from service.base.schemas import (
-    BatchRequest,
-    MoveRequest,
-    NewGame,
-    NewPlayer,
-    VersionedRequest,
-)
 from service.deals import numbers as deals
 from service.games import commands, queries
-from service.players import accounts as players
+from service.games.answers import Answer
+from service.games.schemas import BatchRequest, MoveRequest, NewGame, VersionedRequest
 from service.players.auth import caller
-from service.solver import solving
-from service.solver.solving import SOLVER_KEY
+from service.solver import hints
+from service.solver.verdicts import SOLVER_KEY
 
 
-def written(request: web.Request, answer: commands.Answer) -> web.Response:
+def written(request: web.Request, answer: Answer) -> web.Response:
     if answer.status == 201:
         counter = request.app[METRICS_KEY].events
         for event in answer.body.get("events", ()):
             counter.labels(event["type"]).inc()
     return json_response(answer.body, answer.status)
-
-
-async def create_player(request: web.Request) -> web.Response:
-    body, _ = await parse_body(request, NewPlayer)
-    player = await players.create_player(request.app[BACKEND_KEY], body.name.strip() or body.name)
-    return json_response(player, 201)
 
 
 async def create_game(request: web.Request) -> web.Response:
@@ -58,8 +47,8 @@ async def create_game(request: web.Request) -> web.Response:
     )
     if answer.status == 201:
         # a new game answers with the game itself, as API.md shows; its events are in /events
-        answer = commands.Answer(201, {**answer.body["game"], "events": answer.body["events"]})
-        solving.prefetch_opening(request.app[SOLVER_KEY], answer.body)
+        answer = Answer(201, {**answer.body["game"], "events": answer.body["events"]})
+        hints.prefetch_opening(request.app[SOLVER_KEY], answer.body)
         response = written(request, answer)
         response.headers["Location"] = f"/v1/games/{answer.body['id']}"
         return response
@@ -77,18 +66,17 @@ async def play_move(request: web.Request) -> web.Response:
     gid = game_id(request)
     player = await caller(request)
     raw = await read_object(request)
-    backend, idem = request.app[BACKEND_KEY], idempotency(request, raw)
+    idem = idempotency(request, raw)
+    moves: dict[str, Any] | list[dict[str, Any]]
     if "moves" in raw:
         batch = BatchRequest.model_validate(raw)
-        answer = await commands.play_moves(
-            backend, gid, player, [m.as_dict() for m in batch.moves], batch.expected_version,
-            idem,
-        )  # fmt: skip
+        moves, expected_version = [m.as_dict() for m in batch.moves], batch.expected_version
     else:
         body = MoveRequest.model_validate(raw)
-        answer = await commands.play_move(
-            backend, gid, player, body.as_dict(), body.expected_version, idem
-        )
+        moves, expected_version = body.as_dict(), body.expected_version
+    answer = await commands.play(
+        request.app[BACKEND_KEY], gid, player, moves, expected_version, idem
+    )
     return written(request, answer)
 
 
@@ -141,8 +129,5 @@ async def events(request: web.Request) -> web.Response:
 
 async def deal(request: web.Request) -> web.Response:
     variant = request.match_info["variant"]
-    raw = request.match_info["deal"]
-    number = whole_number(raw)
-    if number is None:
-        raise BadRequest(f"a deal is a whole number, not {raw!r}")
+    number = deals.deal_in_path(request.match_info["deal"])
     return json_response(deals.deal_view(variant, number))

@@ -22,5 +22,6 @@ def bearer(request: web.Request) -> str | None:
 
 
 async def caller(request: web.Request) -> Player:
-    player = await authenticate(request.app[BACKEND_KEY], bearer(request))
-    return player
+    """The player whose token the request bears (401 without one of ours)."""
+    token = bearer(request)
+    return await authenticate(request.app[BACKEND_KEY], token)

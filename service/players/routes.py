@@ -1,5 +1,5 @@
-"""The caller's own player: their record, device tokens and link codes (API.md: devices,
-tokens and linking a second device)."""
+"""A new player, and the caller's own player: their record, device tokens and link codes
+(API.md: devices, tokens and linking a second device)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,16 @@ from aiohttp import web
 from service.base.http import json_response, parse_body, tagged_response
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
-from service.base.schemas import LinkDevice, NewDevice
-from service.boards import queries as leaderboards
+from service.boards import records as leaderboards
 from service.players import accounts as players
 from service.players.auth import caller
+from service.players.schemas import LinkDevice, NewDevice, NewPlayer
+
+
+async def create_player(request: web.Request) -> web.Response:
+    body, _ = await parse_body(request, NewPlayer)
+    player = await players.create_player(request.app[BACKEND_KEY], body.name.strip() or body.name)
+    return json_response(player, 201)
 
 
 async def me(request: web.Request) -> web.Response:

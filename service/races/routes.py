@@ -24,11 +24,11 @@ from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.http import int_query, json_response, parse_body, path_id, tagged_response
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
-from service.base.schemas import NewRace
-from service.database.store import StoreError
-from service.live.hub import GOING_AWAY, event_message
+from service.database.connections import StoreError
+from service.live.subscriptions import GOING_AWAY, event_message
 from service.players.auth import caller
 from service.races import service as races
+from service.races.schemas import NewRace
 
 log = logging.getLogger("service.races")
 

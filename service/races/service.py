@@ -24,7 +24,7 @@ from service.base.backend import Backend
 from service.base.errors import Conflict, NotFound, RaceOver
 from service.database.store import StoredEvent
 from service.deals.numbers import check_deal, random_deal
-from service.games.queries import EVENTS_PAGE, event_view
+from service.games.views import EVENTS_PAGE, event_view
 from service.players.accounts import Player
 
 RACE_COLUMNS: Final = (

@@ -18,7 +18,8 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from engine import Move
-from service.database.store import EventStore, create_pool
+from service.database.connections import create_pool
+from service.database.store import EventStore
 from tests.timed import record_timed_game
 
 from .helpers import auth, new_game, new_player

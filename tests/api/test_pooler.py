@@ -24,8 +24,9 @@ from aiohttp.test_utils import TestClient
 
 from service.app import create_app
 from service.base.settings import Settings
+from service.database.connections import POOLER_HINT, create_pool
 from service.database.migrate import upgrade
-from service.database.store import POOLER_HINT, EventStore, create_pool
+from service.database.store import EventStore
 from service.live.hub import HUB_KEY
 
 from ..conftest import make_settings

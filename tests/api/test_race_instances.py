@@ -12,7 +12,7 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-from service.verify.games import verify
+from service.verify.run import verify
 
 from .helpers import auth, new_player
 from .test_leaderboards import shortest

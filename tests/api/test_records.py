@@ -14,8 +14,9 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from engine import VARIANTS, Game, Move
 from engine.solver import solve
-from service.base.backend import GameCache, LiveGame
+from service.base.backend import GameCache
 from service.base.keys import BACKEND_KEY
+from service.games.positions import LiveGame
 
 from ..conftest import make_settings
 from ..openapi_check import validating_trace_config

@@ -11,7 +11,7 @@ from aiohttp.test_utils import TestClient
 from engine import VARIANTS, Game, Move
 from engine.solver import WINNABLE, solve
 from service.deals.table import table
-from service.solver.solving import search
+from service.solver.pool import search
 
 from .helpers import auth, new_game, new_player
 

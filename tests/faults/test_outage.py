@@ -37,7 +37,7 @@ from aiohttp.test_utils import TestServer
 from service.app import create_app
 from service.database.embedded import EmbeddedPostgres, with_database
 from service.database.migrate import upgrade
-from service.verify.games import verify
+from service.verify.run import verify
 
 from ..conftest import make_settings
 from .helpers import ROOT, Driver, Request, at, check_log, player_moves, until

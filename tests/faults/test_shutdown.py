@@ -25,7 +25,7 @@ import aiohttp
 import asyncpg
 import pytest
 
-from service.live.hub import GOING_AWAY
+from service.live.subscriptions import GOING_AWAY
 
 from .helpers import Driver, ServiceProcess, at, until
 

@@ -15,7 +15,7 @@ import asyncpg
 from aiohttp.test_utils import TestClient
 
 from engine import Move
-from service.verify.games import verify
+from service.verify.run import verify
 
 from ..api.helpers import auth, new_game, new_player
 from ..api.test_leaderboards import shortest
@@ -212,7 +212,7 @@ def test_replay_finds_an_automatic_move_left_unplayed() -> None:
     from datetime import UTC, datetime
 
     from engine import Game
-    from service.verify.games import replay
+    from service.verify.replay import replay
 
     # a deal whose opening sets off automatic moves: the log loses the last of them
     deal = next(d for d in range(1, 200) if len(Game.new("freecell", d, True)[1]) > 2)

@@ -12,7 +12,9 @@ import pytest
 from engine import VARIANTS, Game, Move
 from service.deals.table import table
 from service.solver import fcsolve
-from service.solver.solving import Solver, hint, player_moves
+from service.solver.hints import hint
+from service.solver.lines import player_moves
+from service.solver.verdicts import Solver
 
 DEALS = 20  # per game and autoplay setting
 

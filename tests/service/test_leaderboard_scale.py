@@ -11,8 +11,10 @@ import asyncpg
 
 from bench.leaderboard_bench import seed
 from service.base.backend import Backend, GameCache
-from service.boards import queries as leaderboards
-from service.database.store import EventStore, create_pool
+from service.boards import board as leaderboards
+from service.boards import cursors, records
+from service.database.connections import create_pool
+from service.database.store import EventStore
 from service.players.accounts import Player
 
 ENTRIES = 100_000
@@ -78,7 +80,7 @@ async def test_pages_and_ranks_of_a_big_board_use_the_index(db_url: str) -> None
                 " ORDER BY elapsed_ms, moves, finished_at, player_id OFFSET 59999 LIMIT 1"
             )
             deep_key = tuple(deep_row)
-            cursor = leaderboards.board_cursor(deep_key, 60_000)  # type: ignore[arg-type]
+            cursor = cursors.board_cursor(deep_key, 60_000)  # type: ignore[arg-type]
             deep = await leaderboards.board(backend, "freecell", 617, limit=20, cursor=cursor)
             assert deep["entries"][0]["rank"] == 60_001
             keys = [(e["elapsed_ms"], e["moves"], e["finished_at"], e["player"]["id"])
@@ -105,7 +107,7 @@ async def test_pages_and_ranks_of_a_big_board_use_the_index(db_url: str) -> None
                 )
             mine = await plan_of(conn, leaderboards.MY_ENTRY, *args, uuid.uuid4(), "default")
             assert_indexed(mine, "leaderboard_entries_pkey", "leaderboard_entries_player")
-            player = await plan_of(conn, leaderboards.PLAYER_ENTRIES, deep_row["player_id"])
+            player = await plan_of(conn, records.PLAYER_ENTRIES, deep_row["player_id"])
             assert_indexed(player, "leaderboard_entries_player")
     finally:
         await pool.close()

@@ -6,6 +6,7 @@ record_events writes the board entry in the transaction of the winning move.
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -15,8 +16,10 @@ import pytest
 
 from service.base.backend import Backend, GameCache
 from service.base.errors import BadRequest, NotFound, Unprocessable
-from service.boards import queries as leaderboards
-from service.database.store import EventStore, VersionConflict, create_pool
+from service.boards import board as leaderboards
+from service.boards import cursors, order, records
+from service.database.connections import VersionConflict, create_pool
+from service.database.store import EventStore
 from service.players.accounts import Player
 from tests.timed import record_timed_game
 
@@ -164,7 +167,7 @@ async def test_bad_boards_and_cursors(backend: Backend) -> None:
     for deal in (0, -1, 2**33):
         with pytest.raises(Unprocessable):
             await leaderboards.board(backend, "freecell", deal)
-    for cursor in ("x", "!!!", leaderboards.games_cursor(T0, uuid.uuid4())):
+    for cursor in ("x", "!!!", cursors.games_cursor(T0, uuid.uuid4())):
         with pytest.raises(BadRequest):
             await leaderboards.board(backend, "freecell", 1, cursor=cursor)
 
@@ -250,7 +253,7 @@ async def test_around_me(backend: Backend) -> None:
 
 async def test_record_counts_and_streaks(backend: Backend) -> None:
     ada = await new_player(backend)
-    empty = await leaderboards.player_record(backend, ada.id)
+    empty = await records.player_record(backend, ada.id)
     assert (empty["games_played"], empty["won"], empty["win_rate"]) == (0, 0, 0.0)
     assert (empty["current_streak"], empty["longest_streak"]) == (0, 0)
     assert empty["best_times"] == {} and empty["won_deals"] == {}
@@ -266,7 +269,7 @@ async def test_record_counts_and_streaks(backend: Backend) -> None:
             await win(backend, ada, 60_000, 90, next(at), deal=next(deal))
         else:
             await record_game(backend, ada, status, next(at), deal=400)
-    record = await leaderboards.player_record(backend, ada.id)
+    record = await records.player_record(backend, ada.id)
     assert record["games_played"] == 10
     assert (record["won"], record["abandoned"], record["blocked"]) == (7, 1, 1)
     assert record["playing"] == 1
@@ -275,15 +278,15 @@ async def test_record_counts_and_streaks(backend: Backend) -> None:
 
     # a loss last breaks the current streak only
     await record_game(backend, ada, "blocked", T0 + timedelta(hours=5))
-    record = await leaderboards.player_record(backend, ada.id)
+    record = await records.player_record(backend, ada.id)
     assert (record["current_streak"], record["longest_streak"]) == (0, 3)
     # the order of finish counts, not the order of creation: a win finished earlier than
     # the last loss joins the streak before it
     await win(backend, ada, 1_000, 90, T0 + timedelta(minutes=8, seconds=30), deal=99)
-    record = await leaderboards.player_record(backend, ada.id)
+    record = await records.player_record(backend, ada.id)
     assert (record["current_streak"], record["longest_streak"]) == (0, 3)
     await win(backend, ada, 1_000, 90, T0 + timedelta(minutes=9, seconds=30), deal=98)
-    record = await leaderboards.player_record(backend, ada.id)
+    record = await records.player_record(backend, ada.id)
     assert (record["current_streak"], record["longest_streak"]) == (0, 4)
 
 
@@ -295,7 +298,7 @@ async def test_record_best_times_and_won_deals(backend: Backend) -> None:
     await win(backend, ada, 80_000, 130, T0, deal=2)  # same time as the best, more moves
     castle = await win(backend, ada, 300_000, 150, T0, variant="beleaguered_castle", deal=7)
     await win(backend, bea, 1_000, 50, T0, deal=617)
-    record = await leaderboards.player_record(backend, str(ada.id))
+    record = await records.player_record(backend, str(ada.id))
     assert record["name"] == "ada"
     assert record["won_deals"] == {"freecell": [2, 5, 617], "beleaguered_castle": [7]}
     fc = record["best_times"]["freecell"]
@@ -305,9 +308,9 @@ async def test_record_best_times_and_won_deals(backend: Backend) -> None:
     assert record["won"] == 5 and record["games_played"] == 5
 
     with pytest.raises(NotFound):
-        await leaderboards.player_record(backend, uuid.uuid4())
+        await records.player_record(backend, uuid.uuid4())
     with pytest.raises(NotFound):
-        await leaderboards.player_record(backend, "not-a-uuid")
+        await records.player_record(backend, "not-a-uuid")
 
 
 async def test_player_games_newest_first_in_pages(backend: Backend) -> None:
@@ -320,7 +323,7 @@ async def test_player_games_newest_first_in_pages(backend: Backend) -> None:
     seen: list[dict[str, Any]] = []
     cursor = None
     while True:
-        page = await leaderboards.player_games(backend, ada.id, limit=3, cursor=cursor)
+        page = await records.player_games(backend, ada.id, limit=3, cursor=cursor)
         seen.extend(page["games"])
         # a game started meanwhile is newer than the first page: it does not come again
         await record_game(backend, ada, "playing", None, deal=100, created=T0 + timedelta(hours=1))
@@ -338,14 +341,14 @@ async def test_player_games_newest_first_in_pages(backend: Backend) -> None:
     }
     assert (g["variant"], g["status"], g["version"]) == ("freecell", "playing", 1)
     assert g["created_at"] == T0 + timedelta(seconds=3)
-    assert (await leaderboards.player_games(backend, bea.id))["next"] is None
+    assert (await records.player_games(backend, bea.id))["next"] is None
     lonely = await new_player(backend, "lonely")
-    assert await leaderboards.player_games(backend, lonely.id) == {"games": [], "next": None}
+    assert await records.player_games(backend, lonely.id) == {"games": [], "next": None}
     with pytest.raises(NotFound):
-        await leaderboards.player_games(backend, uuid.uuid4())
+        await records.player_games(backend, uuid.uuid4())
     with pytest.raises(BadRequest):
-        await leaderboards.player_games(
-            backend, ada.id, cursor=leaderboards.board_cursor((1, 1, T0, ada.id), 1)
+        await records.player_games(
+            backend, ada.id, cursor=cursors.board_cursor((1, 1, T0, ada.id), 1)
         )
 
 
@@ -367,6 +370,139 @@ async def test_forged_cursors_are_bad_requests(backend: Backend) -> None:
         with pytest.raises(BadRequest):
             await leaderboards.board(backend, "freecell", 1, cursor=forged(text))
     with pytest.raises(BadRequest):
-        await leaderboards.player_games(backend, uuid.uuid4(), cursor=forged(f"g1:{10**30}:{pid}"))
+        await records.player_games(backend, uuid.uuid4(), cursor=forged(f"g1:{10**30}:{pid}"))
     ok = await leaderboards.board(backend, "freecell", 1, cursor=forged(f"b1:1:1:0:{pid}:7"))
     assert ok == {"variant": "freecell", "deal": 1, "board": "default", "entries": [], "next": None}
+
+
+# ---------------------------------------------------------------- the one order
+
+
+def test_the_order_builds_the_sql_and_the_python_key() -> None:
+    assert order.order_by("e") == "e.elapsed_ms, e.moves, e.finished_at, e.player_id"
+    assert order.order_by("e", reverse=True) == (
+        "e.elapsed_ms DESC, e.moves DESC, e.finished_at DESC, e.player_id DESC"
+    )
+    assert order.beyond("e", 4, later=True) == (
+        "(e.elapsed_ms, e.moves, e.finished_at, e.player_id) > ($4, $5, $6, $7)"
+    )
+    win = {"elapsed_ms": 1, "moves": 2, "finished_at": T0, "player_id": uuid.UUID(int=3)}
+    assert order.sort_key(win) == (1, 2, T0, uuid.UUID(int=3))
+    assert order.better_key(win) == (1, 2, T0)
+
+
+def test_an_order_may_have_a_descending_column() -> None:
+    most_first = order.Column("cards", "integer", descending=True)
+    columns = (most_first, order.Column("moves", "integer"))
+    rows = [{"cards": 1, "moves": 1}, {"cards": 2, "moves": 9}, {"cards": 2, "moves": 3}]
+    ranked = sorted(rows, key=lambda row: order.sort_key(row, columns))
+    assert ranked == [rows[2], rows[1], rows[0]]
+    assert order.order_by("t", columns=columns) == "t.cards DESC, t.moves"
+    assert order.order_by("t", reverse=True, columns=columns) == "t.cards, t.moves DESC"
+    assert order.beyond("t", 1, later=True, columns=(most_first,)) == "(t.cards) < ($1)"
+    with pytest.raises(ValueError):
+        order.beyond("t", 1, later=True, columns=columns)
+
+
+async def test_board_index_follows_the_order(backend: Backend) -> None:
+    """The index the board's pages and ranks are read from lists the entries in ORDER."""
+    async with backend.store.connection() as conn:
+        rows = await conn.fetch(
+            "SELECT pg_get_indexdef(i.indexrelid, k, true) AS name,"
+            " pg_index_column_has_property(i.indexrelid, k, 'desc') AS descending"
+            " FROM pg_index i, generate_series(1, i.indnatts) AS k"
+            " WHERE i.indexrelid = 'leaderboard_entries_board'::regclass ORDER BY k"
+        )
+    assert [(r["name"], r["descending"]) for r in rows] == [
+        ("variant", False), ("deal", False), ("board", False),
+        *((c.name, c.descending) for c in order.ORDER),
+    ]
+
+
+async def held_entry(backend: Backend, player: Player, deal: int, board: str) -> Any:
+    async with backend.store.connection() as conn:
+        return await conn.fetchrow(
+            "SELECT * FROM leaderboard_entries WHERE variant = 'freecell' AND deal = $1"
+            " AND board = $2 AND player_id = $3",
+            deal, board, player.id,
+        )
+
+
+async def test_record_win_keeps_the_best_by_the_order(backend: Backend) -> None:
+    """Whatever order a player's wins come in, the entry is the best of them by
+    order.better_key: ties on time go to fewer moves, then to the earlier finish, and a
+    whole tie keeps the entry it has (Python's min keeps the first of equals too)."""
+    ada = await new_player(backend)
+    wins = [
+        (100_000, 50, T0 + timedelta(minutes=2)),
+        (100_000, 50, T0 + timedelta(minutes=1)),  # the same time and moves, earlier
+        (100_000, 40, T0 + timedelta(minutes=3)),  # the same time, fewer moves
+        (90_000, 99, T0 + timedelta(minutes=4)),  # faster
+    ]
+    tie = [wins[2], wins[2]]  # a whole tie
+    arrivals = [*itertools.permutations(wins), tie]
+    for deal, arrival in enumerate(arrivals, start=1000):
+        recorded: list[dict[str, Any]] = []
+        for elapsed, moves, finished in arrival:
+            gid = await win(backend, ada, elapsed, moves, finished, deal=deal)
+            recorded.append(
+                {"game_id": gid, "elapsed_ms": elapsed, "moves": moves, "finished_at": finished}
+            )
+            best = min(recorded, key=order.better_key)
+            held = await held_entry(backend, ada, deal, "default")
+            assert held["game_id"] == best["game_id"], (arrival, recorded)
+            assert order.better_key(held) == order.better_key(best)
+
+
+async def test_record_events_keeps_the_best_by_the_order(backend: Backend) -> None:
+    """The same through record_events itself, timed by the database's clock: a game won
+    by its first write takes 0 ms (ties on time), one created earlier takes longer."""
+    ada = await new_player(backend)
+
+    async def won(moves: int, created_ago: timedelta | None) -> uuid.UUID:
+        gid = uuid.uuid4()
+        write: dict[str, Any] = dict(
+            game_id=gid, player_id=ada.id, variant="freecell", deal=617, autoplay=False,
+            moves=moves, undos=0, hints=0, foundation_cards=52,
+        )
+        created = {"type": "GameCreated", "data": {"variant": "freecell", "deal": 617}}
+        if created_ago is None:
+            await backend.store.record(
+                first_seq=1, events=[created], status="won", finish="now", **write
+            )
+            return gid
+        await backend.store.record(
+            first_seq=1, events=[created], status="playing", finish="none", **write
+        )
+        async with backend.store.connection() as conn:
+            await conn.execute(
+                "UPDATE games SET created_at = created_at - $2::interval WHERE id = $1",
+                gid, created_ago,
+            )
+        await backend.store.record(
+            first_seq=2, events=[{"type": "GameWon", "data": {}}], status="won", finish="now",
+            **write,
+        )
+        return gid
+
+    plan = [
+        (10, timedelta(hours=2)),
+        (500, timedelta(hours=1)),  # faster, for all its moves
+        (60, None),  # 0 ms
+        (70, None),  # 0 ms, more moves
+        (60, None),  # 0 ms, as many moves, later
+        (50, None),  # 0 ms, fewer moves
+    ]
+    holders = [0, 1, 2, 2, 2, 5]  # which game holds the entry after each win
+    games: list[uuid.UUID] = []
+    for (moves, created_ago), holder in zip(plan, holders, strict=True):
+        games.append(await won(moves, created_ago))
+        async with backend.store.connection() as conn:
+            won_games = await conn.fetch(
+                "SELECT id AS game_id, elapsed_ms, moves, finished_at FROM games"
+                " WHERE player_id = $1", ada.id,
+            )
+        best = min(won_games, key=order.better_key)
+        held = await held_entry(backend, ada, 617, "assisted")  # (this quick: no pace)
+        assert held["game_id"] == best["game_id"] == games[holder]
+        assert order.better_key(held) == order.better_key(best)

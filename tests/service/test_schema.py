@@ -1,4 +1,5 @@
-"""The migrations and service/database/tables.py describe the same schema (what `alembic check` tests)."""
+"""The migrations and service/database/tables.py describe the same schema (what
+`alembic check` tests)."""
 
 from __future__ import annotations
 

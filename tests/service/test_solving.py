@@ -12,7 +12,8 @@ import pytest
 from engine import VARIANTS, Game, Move, Position
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE
 from service.solver import fcsolve
-from service.solver.solving import Solver, search, search_board
+from service.solver.pool import search, search_board
+from service.solver.verdicts import Solver
 
 
 def wins(position: Position, line: tuple[Move, ...] | None) -> bool:
@@ -195,7 +196,7 @@ async def test_every_answer_comes_within_the_budget_however_busy_the_workers() -
     gets only the time left to it)."""
     import time
 
-    from service.solver.solving import ANSWER_SLACK
+    from service.solver.verdicts import ANSWER_SLACK
 
     solver = Solver(1.0, capacity=100, executor_factory=lambda: ThreadPoolExecutor(1))
     try:

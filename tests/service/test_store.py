@@ -9,7 +9,8 @@ from datetime import timedelta
 import asyncpg
 import pytest
 
-from service.database.store import EventStore, VersionConflict, create_pool
+from service.database.connections import VersionConflict, create_pool
+from service.database.store import EventStore
 
 
 @pytest.fixture

@@ -1,0 +1,98 @@
+"""A write's answer: built before the write, with STAMP where the write's time goes (the
+database's clock gives it), and stamped once the write is made. A repeated
+Idempotency-Key gets its first answer again, stamped the same way (a stored answer's times
+are text)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+import orjson
+
+from engine import Event
+from service.base.errors import Unprocessable
+from service.base.http import Idempotency
+from service.database.store import Replayed
+from service.games.clock import Finish
+from service.games.positions import LiveGame
+from service.games.views import elapsed_ms, game_view, public_data
+
+# In an answer built before its write: the write's time, which the database gives.
+STAMP: Final = "@write"
+NOT_YET: Final = datetime.min  # a new game's creation time, until the database gives it
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A write's answer: HTTP status and body (the same again for a repeated key)."""
+
+    status: int
+    body: dict[str, Any]
+
+
+def template(
+    game_id: uuid.UUID,
+    live: LiveGame,
+    events: list[Event],
+    first_seq: int,
+    finish: Finish,
+    extra: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The answer, with STAMP where the write's time goes; `extra` goes into the body
+    beside the game and its events."""
+    view = game_view(game_id, live)
+    if live.created_at is NOT_YET:
+        view["created_at"] = STAMP
+    if finish == "now":
+        view["finished_at"] = STAMP
+        view["elapsed_ms"] = None
+    body = {
+        **(extra or {}),
+        "game": view,
+        "events": [
+            {"seq": first_seq + i, "type": e.type, "at": STAMP,
+             "data": public_data(e.type, e.data)}
+            for i, e in enumerate(events)
+        ],
+    }
+    if extra is not None:
+        body["version"] = live.game.version
+    return body
+
+
+def stamped(template: dict[str, Any], at: datetime) -> dict[str, Any]:
+    """The answer with the write's time where STAMP stands (a stored answer too, whose
+    times are text)."""
+    body = dict(template)
+    game = dict(body["game"])
+    stamped_end = game["finished_at"] == STAMP
+    for name in ("created_at", "finished_at"):
+        if game[name] == STAMP:
+            game[name] = at
+    if stamped_end:
+        created = game["created_at"]
+        if isinstance(created, str):
+            created = datetime.fromisoformat(created)
+        game["elapsed_ms"] = elapsed_ms(created, at)
+    body["game"] = game
+    body["events"] = [{**e, "at": at} if e["at"] == STAMP else e for e in body["events"]]
+    return body
+
+
+def replayed(found: Replayed, idem: Idempotency) -> Answer:
+    """The key's first answer, unless the key came with another request."""
+    if found.request_hash != idem.request_hash:
+        raise Unprocessable(
+            f"the Idempotency-Key {idem.key!r} was used before for another request;"
+            " use a new key for a new request"
+        )
+    return Answer(found.status, stamped(found.response, found.at))
+
+
+def jsonable(body: dict[str, Any]) -> dict[str, Any]:
+    """The answer as the database stores it (JSON's values)."""
+    result: dict[str, Any] = orjson.loads(orjson.dumps(body))
+    return result
