@@ -41,7 +41,7 @@ def database_is_local(database_url: str | None) -> bool:
 def default_workers(database_url: str | None = None) -> int:
     """What fits the machine: a service process per core, or per two cores when PostgreSQL
     runs on the same machine (it needs the other half: on a 2-core machine one worker beat
-    two under wrk, README "Speed, workers and the image"); at least one, at most
+    two under wrk, docs/operations.md, "Workers"); at least one, at most
     MAX_DEFAULT_WORKERS.  The workers share their rate counters."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     if database_is_local(database_url):

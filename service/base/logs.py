@@ -2,7 +2,7 @@
 request) through a buffer written out every FLUSH_SECONDS.
 
 Writing each access line as it comes costs a system call per request, about a fifth of
-a move's CPU on the service side (README, "Speed, workers and the image"). Buffered, the
+a move's CPU on the service side (docs/performance.md). Buffered, the
 lines of a quarter of a second go out in one write; a crash loses at most those. A line
 goes to the buffer directly (`access_line`), without the LogRecord, caller lookup and
 formatting that the logging module spends on each record: the line is already text.

@@ -1,4 +1,4 @@
-"""Rate limits: in-memory token buckets in one middleware (the README has the numbers).
+"""Rate limits: in-memory token buckets in one middleware (docs/faults.md has the numbers).
 
 - writes (every POST but player creation) per bearer token, and per client address;
 - player creations per client address;

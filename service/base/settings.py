@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     rate_writes_per_minute: int = 600
     rate_players_per_minute: int = 30
     # writes per client address per minute (all its tokens together), and live streams
-    # open at once per client address (README: Faults, retries and abuse)
+    # open at once per client address (docs/faults.md)
     rate_address_writes_per_minute: int = 3000
     rate_streams_per_address: int = 100
     # searches of the solver a client may start a minute: hints that need a new search

@@ -23,7 +23,7 @@ LOST_STATEMENTS: tuple[type[BaseException], ...] = (
 POOLER_HINT = (
     "a prepared statement of this connection is missing or taken on the server: does"
     " DATABASE_URL go through a pooler in transaction mode (pgbouncer)? Then set"
-    " DATABASE_POOLER=transaction (README: Behind a pooler)"
+    " DATABASE_POOLER=transaction (docs/operations.md: Behind a pooler)"
 )
 
 
@@ -82,7 +82,7 @@ class UnnamedStatements(asyncpg.Connection):  # type: ignore[misc]
     and result types, its codecs) and sends it unnamed, parsed again with each execution:
     Parse, Bind, Execute and Sync in one message, so one round trip on one server
     connection, as with the cache. What PostgreSQL pays for it is a parse and plan of the
-    statement on every execution (README, "Behind a pooler").
+    statement on every execution (docs/operations.md, "Behind a pooler").
 
     It overrides asyncpg's private `_get_statement` (and the drop of its cache, where
     asyncpg learns that types changed); tests/api/test_pooler.py counts the round trips
