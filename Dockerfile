@@ -23,6 +23,9 @@ COPY migrations migrations
 USER solitaire
 # WORKERS: service processes sharing the port (unset: one per core, per two when the database is local, at most 4)
 ENV HOST=0.0.0.0 PORT=8080
+# the link codes' key, unless LINK_CODE_KEY is set, is kept beside DATA_DIR: somewhere this
+# user may write (several containers of one service must share LINK_CODE_KEY)
+ENV DATA_DIR=/home/solitaire/data
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('PORT', '8080') + '/healthz', timeout=2)"]

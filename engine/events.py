@@ -17,8 +17,10 @@ Events are plain data (a type and a JSON-able dict) that the service stores verb
 ``HintGiven``     ``{"verdict": "winnable", "move": {"from", "to", "count"} | null,
                   "moves_to_win": 87 | null, "line": ["t3-t5", ...]}`` a hint the player
                   asked for; it changes nothing on the board, and makes the game
-                  assisted. ``line`` (the player moves of the winning line, kept so that
-                  the next hint along it is a lookup) is the service's own.
+                  assisted unless it gave nothing away (:func:`hint_assists`: an
+                  ``unknown`` verdict with ``move`` null). ``line`` (the player moves of
+                  the winning line, kept so that the next hint along it is a lookup) is
+                  the service's own.
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ def check_hint_verdict(verdict: object) -> None:
     """InvalidMove unless ``verdict`` is one of :data:`HINT_VERDICTS`."""
     if verdict not in HINT_VERDICTS:
         raise InvalidMove(f"a hint's verdict is one of {', '.join(HINT_VERDICTS)}")
+
+
+def hint_assists(verdict: object, move: object) -> bool:
+    """Whether a hint (its verdict and move, as in HintGiven's data) makes its game
+    assisted: it gave something away, a move or a verdict (``winnable``, ``unwinnable``);
+    an ``unknown`` verdict with no move gave nothing, and only counts in ``hints``."""
+    return move is not None or verdict != "unknown"
 
 
 def hint_data(verdict: str, move: Move | None, moves_to_win: int | None) -> dict[str, Any]:

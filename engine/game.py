@@ -168,13 +168,14 @@ class Game(GameRecord):
         line: tuple[str, ...] | None = None,
     ) -> list[Event]:
         """Record a hint (the solver's verdict on the current position, its first move, and
-        the player moves of the whole line when there is one)."""
+        the player moves of the whole line when there is one); the game is assisted from
+        then on unless the hint gave nothing away (engine.events.hint_assists)."""
         self._live()
         if move is not None:
             move = self.position.check(move)
         data = hint_data(verdict, move, moves_to_win)
         if line:
             data["line"] = list(line)
-        self._hinted(line)
+        self._hinted(data)
         self.version += 1
         return [Event(HINT_GIVEN, data)]

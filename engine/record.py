@@ -23,6 +23,7 @@ from engine.events import (
     MOVE_UNDONE,
     Event,
     check_hint_verdict,
+    hint_assists,
 )
 from engine.moves import SINGLE, Move, move_of
 from engine.position import Position
@@ -35,10 +36,12 @@ class GameRecord:
 
     Attributes: ``position``, ``variant`` (id), ``deal``, ``autoplay``, ``version`` (events
     applied so far, the seq of the last one), ``undos`` (undo events so far), ``hints``
-    (hints so far), ``hint_line`` (the line of the last hint, HintGiven's ``line``).
+    (hints so far), ``hint_line`` (the line of the last hint, HintGiven's ``line``),
+    ``assisted`` (a hint gave something away: :func:`~engine.events.hint_assists`).
     """
 
     __slots__ = (
+        "_assisted",
         "_hint_turns",
         "_opening",
         "_redo",
@@ -76,6 +79,7 @@ class GameRecord:
         self.undos = 0
         self.hints = 0
         self.hint_line = None  # the line of the last hint (HintGiven's "line")
+        self._assisted = False  # a hint gave something away (see ``assisted``)
         self._hint_turns: int | None = None  # player moves in effect at the last hint
         self._state: str = PLAYING  # or WON, ABANDONED (engine/status.py)
         self._opening = 0  # automatic moves before the first player move
@@ -93,6 +97,7 @@ class GameRecord:
         new.undos = self.undos
         new.hints = self.hints
         new.hint_line = self.hint_line
+        new._assisted = self._assisted
         new._hint_turns = self._hint_turns
         new._state = self._state
         new._opening = self._opening
@@ -128,8 +133,10 @@ class GameRecord:
 
     @property
     def assisted(self) -> bool:
-        """True once a hint was given."""
-        return self.hints > 0
+        """True once a hint gave something away, a move or a verdict
+        (:func:`~engine.events.hint_assists`): one that found nothing (``unknown``, no
+        move) counts in ``hints`` only."""
+        return self._assisted
 
     @property
     def can_undo(self) -> bool:
@@ -191,9 +198,11 @@ class GameRecord:
                 self._redo.append(move)
         return taken
 
-    def _hinted(self, line: Iterable[str] | None) -> None:
-        """Count a hint given now, whose line (the service's) is ``line``."""
+    def _hinted(self, data: Mapping[str, Any]) -> None:
+        """Count a hint given now, HintGiven's ``data`` (its line is the service's)."""
         self.hints += 1
+        self._assisted = self._assisted or hint_assists(data.get("verdict"), data.get("move"))
+        line = data.get("line")
         self.hint_line = tuple(line) if line else None
         self._hint_turns = len(self._turns)
 
@@ -313,7 +322,7 @@ class GameRecord:
                 hinted = data.get("move")
                 if hinted is not None:
                     pos.check(move_of(hinted["from"], hinted["to"], hinted.get("count", 1)))
-            self._hinted(data.get("line"))
+            self._hinted(data)
         elif kind == GAME_CREATED:
             raise InvalidMove("GameCreated can only be the first event of a game")
         else:

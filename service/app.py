@@ -19,6 +19,7 @@ from aiohttp import web
 
 from service.base import meta
 from service.base.backend import Backend, GameCache, Lru
+from service.base.http import answer_headers, name_the_server
 from service.base.keys import (
     BACKEND_KEY,
     DSN_KEY,
@@ -41,9 +42,11 @@ from service.games import routes as games
 from service.live import routes as stream
 from service.live.hub import HUB_KEY, STREAMS_KEY, StreamHub
 from service.players import routes as players
-from service.players.accounts import purge_link_codes
+from service.players.link_codes import LINK_KEY, link_code_key, purge_link_codes
+from service.races import feeds as race_feeds
 from service.races import routes as races
 from service.solver import routes as solver
+from service.solver.analyses import ANALYSES_KEY, Analyses
 from service.solver.pool import make_pool
 from service.solver.verdicts import SOLVER_KEY, Solver
 from service.webclient import routes as webclient
@@ -183,7 +186,8 @@ async def maintenance_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
-    """cleanup_ctx: the solver and its process pool (workers start on the first search)."""
+    """cleanup_ctx: the solver and its process pool (workers start on the first search),
+    and the finished games' analyses kept."""
 
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         solver = Solver(
@@ -194,7 +198,9 @@ def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
             executor_factory=lambda: make_pool(settings.solver_workers),
         )
         app[SOLVER_KEY] = solver
+        app[ANALYSES_KEY] = analyses = Analyses()
         yield
+        analyses.close()
         solver.close()
 
     return ctx
@@ -223,6 +229,7 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     app[BACKEND_KEY].committed = hub.committed
     app[BACKEND_KEY].race_committed = hub.race_committed
     hub.on_race = app[BACKEND_KEY].wake_race_feed
+    hub.sweep_races = lambda: race_feeds.sweep(app[BACKEND_KEY])
     await hub.start()
     yield
     await hub.stop()
@@ -265,11 +272,14 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
         limiter = RateLimiter(settings, slots=limits)
         middlewares.append(limiter.middleware)
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
+    name_the_server()
+    app.on_response_prepare.append(answer_headers(vary_origin=bool(settings.cors_origin_list)))
     app[SETTINGS_KEY] = settings
     if settings.rate_limits_on:
         app[LIMITS_KEY] = limiter
     # always on: see ratelimit.py
     app[LINK_GUESSES_KEY] = TokenBuckets(LINK_GUESSES_PER_MINUTE, slots=limits, kind="link")
+    app[LINK_KEY] = link_code_key(settings)
     app[METRICS_KEY] = Metrics()
     app.cleanup_ctx.append(database_ctx(settings))
     app.cleanup_ctx.append(maintenance_ctx)

@@ -11,11 +11,11 @@ import threading
 import time
 from urllib.parse import parse_qs, urlsplit
 
-from aiohttp import web
-
 from service.app import create_app
 from service.base import logs
+from service.base.addresses import AddressCounts, SharedAddressCounts
 from service.base.ratelimit import SharedSlots
+from service.base.serving import run
 from service.base.settings import Settings
 
 log = logging.getLogger("service")
@@ -49,9 +49,11 @@ def default_workers(database_url: str | None = None) -> int:
     return max(1, min(cores, MAX_DEFAULT_WORKERS))
 
 
-def serve(settings: Settings, reuse_port: bool, limits: SharedSlots | None = None) -> None:
-    """One service process: its own event loop, pool and listener on HOST:PORT; `limits`,
-    the rate counters the supervisor's workers share."""
+def serve(settings: Settings, reuse_port: bool, limits: SharedSlots | None = None,
+          connections: SharedAddressCounts | None = None, worker: int = 0) -> None:
+    """One service process: its own event loop, pool and listener on HOST:PORT; `limits`
+    and `connections`, the rate counters and the connections per address the
+    supervisor's workers share, this process counting as its `worker`th."""
     try:
         import uvloop
 
@@ -59,20 +61,21 @@ def serve(settings: Settings, reuse_port: bool, limits: SharedSlots | None = Non
     except ImportError:
         pass
     app = create_app(settings, limits.attach() if limits is not None else None)
+    counts = connections.attach(worker) if connections is not None else AddressCounts.private()
     # What start-up built lives as long as the process: keep it out of the collector's
     # way, and collect the young generation less often (requests make many short-lived
     # objects; the collector's passes over them showed in profiles of the move path).
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
-    web.run_app(app, host=settings.host, port=settings.port, reuse_port=reuse_port,
-                access_log=None, print=None, shutdown_timeout=10)  # fmt: skip
+    run(app, settings, counts, reuse_port=reuse_port, shutdown_timeout=10)
 
 
-def _worker(settings: Settings, parent: int, limits: SharedSlots) -> None:
+def _worker(settings: Settings, parent: int, limits: SharedSlots,
+            connections: SharedAddressCounts, worker: int) -> None:
     logs.configure()
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
-    serve(settings, reuse_port=True, limits=limits)
+    serve(settings, reuse_port=True, limits=limits, connections=connections, worker=worker)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -91,7 +94,12 @@ def supervise(settings: Settings, workers: int) -> int:
     ctx = multiprocessing.get_context("spawn")
     me = os.getpid()
     limits = SharedSlots.create()  # the rate counters, one table for all the workers
-    procs = [ctx.Process(target=_worker, args=(settings, me, limits)) for _ in range(workers)]
+    connections = SharedAddressCounts.create(workers)  # and the connections per address
+
+    def start(i: int) -> multiprocessing.process.BaseProcess:
+        return ctx.Process(target=_worker, args=(settings, me, limits, connections, i))
+
+    procs = [start(i) for i in range(workers)]
     stopping = False
     failed = False
 
@@ -115,7 +123,7 @@ def supervise(settings: Settings, workers: int) -> int:
                     stop(signal.SIGTERM, None)
                     failed = True
                     break
-                procs[i] = ctx.Process(target=_worker, args=(settings, me, limits))
+                procs[i] = start(i)  # in the dead one's place: it forgets its connections
                 procs[i].start()
                 started[i] = time.monotonic()
         time.sleep(0.2)
@@ -124,4 +132,5 @@ def supervise(settings: Settings, workers: int) -> int:
         if proc.is_alive():
             proc.kill()
     limits.remove()
+    connections.remove()
     return 1 if failed else 0

@@ -37,6 +37,8 @@ SPEC_URI = "urn:open-solitaire:openapi"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 JSON_MEDIA = re.compile(r"^application/(.+\+)?json$")
 MAX_BODY_IN_MESSAGE = 600
+# a control character: a path with one matches no template (x-unmatched-routes)
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 _enabled: contextvars.ContextVar[bool] = contextvars.ContextVar("openapi_check", default=True)
 
@@ -97,7 +99,10 @@ class Spec:
         return node
 
     def match(self, url_path: str) -> str | None:
-        """The path template `url_path` belongs to; literal segments win over parameters."""
+        """The path template `url_path` belongs to; literal segments win over parameters.
+        A path with a control character belongs to none (`x-unmatched-routes`)."""
+        if CONTROL.search(url_path):
+            return None
         best: _Template | None = None
         for t in self.templates:
             if not t.regex.fullmatch(url_path):

@@ -46,6 +46,7 @@ async def record_timed_game(
         moves=moves,
         undos=undos,
         hints=hints,
+        assisted=hints > 0,
         foundation_cards=52 if status == "won" else 10,
         finish="none",  # the times below stand for the database's
     )

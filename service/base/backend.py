@@ -89,8 +89,8 @@ class Backend:
     max_game_events: int = 5000
     # told (game id, last seq) after every commit of this instance: live streams listen
     committed: Callable[[uuid.UUID, int], None] = field(default=lambda _game, _seq: None)
-    # the race feeds of this instance, by race (service/races/routes.py): a commit to a
-    # race's game wakes its feed (which also polls the log for other instances' writes)
+    # the race feeds of this instance, by race (service/races/feeds.py): a commit to a
+    # race's log wakes its feed, which reads the log only when woken (or swept)
     race_feeds: dict[uuid.UUID, Any] = field(default_factory=dict)
     # told the race after every commit of this instance to the race's log: the live-event
     # hub passes it on to the other instances (LISTEN/NOTIFY or the broker)
@@ -107,7 +107,7 @@ class Backend:
 
     def wake_race(self, race_id: uuid.UUID) -> None:
         """The race's log grew by a commit of this instance: its feed here reads now, and
-        the other instances are told (their feeds read when told, or at their next poll)."""
+        the other instances are told (their feeds read when told, or at their next sweep)."""
         self.wake_race_feed(race_id)
         self.race_committed(race_id)
 

@@ -44,6 +44,21 @@ class Unprocessable(ServiceError):
     status, title, slug = 422, "Unprocessable Content", "unprocessable"
 
 
+class BadMoveTime(Unprocessable):
+    """A move of a batch says it was played when it cannot have been (its `played_ms`:
+    service/games/played.py)."""
+
+    slug = "played-ms"
+
+
+class RequestTimeout(ServiceError, TimeoutError):
+    """A request's headers and body did not all come within REQUEST_TIMEOUT_S
+    (service/base/serving.py). A TimeoutError too: so aiohttp, when it reads the rest of
+    a body after the answer, takes it for the end of its wait."""
+
+    status, title, slug = 408, "Request Timeout", "request-timeout"
+
+
 class TooManyRequests(ServiceError):
     status, title, slug = 429, "Too Many Requests", "rate-limited"
 

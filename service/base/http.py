@@ -1,22 +1,54 @@
 """What every handler shares: JSON in and out, ETags, path and query values, the
-Idempotency-Key."""
+Idempotency-Key, and the headers every answer carries."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import orjson
-from aiohttp import web
+from aiohttp import web, web_response
 from pydantic import BaseModel
 
 from service.base.errors import BadRequest, NotFound
 
 M = TypeVar("M", bound=BaseModel)
 JSON_TYPES = ("application/json", "application/problem+json", "text/json")
+# every answer's Server header: no versions, which serve an attacker and no client
+SERVER: Final = "open-solitaire"
+
+
+def name_the_server() -> None:
+    """Every answer's `Server` is SERVER, aiohttp's own too (a request its parser refuses
+    is answered before any route, and so before any hook of ours), instead of aiohttp's
+    and Python's versions."""
+    web_response.SERVER_SOFTWARE = SERVER
+
+
+Prepare = Callable[[web.Request, web.StreamResponse], Awaitable[None]]
+
+
+def answer_headers(vary_origin: bool) -> Prepare:
+    """The app's on_response_prepare: every answer (WebSocket handshakes, files and
+    problems included) says `X-Content-Type-Options: nosniff`, and `Vary: Origin` when
+    the answers to other origins differ (CORS_ORIGINS is set): then a cache never hands
+    one origin's answer to another. Two header writes per answer."""
+
+    async def prepare(request: web.Request, response: web.StreamResponse) -> None:
+        headers = response.headers
+        headers["X-Content-Type-Options"] = "nosniff"
+        if vary_origin:
+            vary = headers.get("Vary")
+            if vary is None:
+                headers["Vary"] = "Origin"
+            elif "origin" not in (v.strip().lower() for v in vary.split(",")):
+                headers["Vary"] = f"{vary}, Origin"
+
+    return prepare
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:

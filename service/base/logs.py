@@ -6,6 +6,9 @@ a move's CPU on the service side (docs/performance.md). Buffered, the
 lines of a quarter of a second go out in one write; a crash loses at most those. A line
 goes to the buffer directly (`access_line`), without the LogRecord, caller lookup and
 formatting that the logging module spends on each record: the line is already text.
+
+Nothing a client sends may start a new line in the logs, nor pass for one: what it sends
+(a path, a header) is logged through :func:`printable`, and every access line is.
 """
 
 from __future__ import annotations
@@ -50,13 +53,34 @@ class BufferedLines(logging.StreamHandler):  # type: ignore[type-arg]
                 return
 
 
+def _escaped(ch: str) -> str:
+    """A character as JSON escapes it (beyond U+FFFF, as a surrogate pair)."""
+    code = ord(ch)
+    if code > 0xFFFF:
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """`text` with every character Python does not print (controls, line and paragraph
+    separators, format and other invisible characters) written as its JSON escape
+    (`\\u2028`), so that it stays one line, and JSON text stays the same JSON. Costs one
+    scan of `text` when there is nothing to escape."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in text)
+
+
 ACCESS = logging.getLogger("service.access")
 _access: BufferedLines | None = None  # configure()'s handler of ACCESS
 
 
 def access_line(text: str) -> None:
     """One access-log line: into configure()'s buffer, else through the logging module
-    (a process that did not call configure, such as the tests')."""
+    (a process that did not call configure, such as the tests'). The line is made
+    :func:`printable`: JSON escapes control characters, but not all that end a line."""
+    text = printable(text)
     handler = _access
     if handler is None:
         ACCESS.info(text)

@@ -1,12 +1,17 @@
-"""Health, metrics and the OpenAPI description."""
+"""Health, metrics (for loopback clients and the holders of METRICS_TOKEN) and the
+OpenAPI description."""
 
 from __future__ import annotations
+
+import hmac
+import ipaddress
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from service.base.errors import Forbidden
 from service.base.http import json_response
-from service.base.keys import BACKEND_KEY, METRICS_KEY
+from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
 from service.base.settings import ROOT
 from service.database.connections import DatabaseUnavailable
 
@@ -28,7 +33,33 @@ async def healthz(request: web.Request) -> web.Response:
     return json_response({"status": "ok"})
 
 
+def _loopback(remote: str | None) -> bool:
+    try:
+        address = ipaddress.ip_address(remote or "")
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return (mapped or address).is_loopback
+
+
+def may_read_metrics(request: web.Request) -> bool:
+    """A loopback client, or a request bearing `Authorization: Bearer <METRICS_TOKEN>`
+    (compared in constant time)."""
+    token = request.app[SETTINGS_KEY].metrics_token
+    secret = token.get_secret_value() if token is not None else ""
+    if secret:
+        offered = request.headers.get("Authorization", "").encode("utf-8", "replace")
+        if hmac.compare_digest(offered, f"Bearer {secret}".encode()):
+            return True
+    return _loopback(request.remote)
+
+
 async def metrics(request: web.Request) -> web.Response:
+    if not may_read_metrics(request):
+        raise Forbidden(
+            "the metrics answer loopback clients, and others that send"
+            " Authorization: Bearer <METRICS_TOKEN>"
+        )
     m = request.app[METRICS_KEY]
     m.cached_games.set(len(request.app[BACKEND_KEY].games))
     response = web.Response(body=m.render())

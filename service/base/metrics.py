@@ -32,6 +32,11 @@ class Metrics:
         self.subscribers = Gauge(
             "solitaire_stream_subscribers", "Open live-event WebSockets", registry=self.registry,
         )
+        self.analyses = Counter(
+            "solitaire_analyses_computed",
+            "Analyses of finished games computed (each is kept: service/solver/analyses.py)",
+            registry=self.registry,
+        )
 
         # each route's children, looked up once (labels() costs a lock and a tuple a call)
         self._latency: dict[tuple[str, str], Any] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import orjson
@@ -10,13 +11,16 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove
-from service.base.errors import ServiceError, TooManyRequests
+from service.base.errors import RequestTimeout, ServiceError, TooManyRequests
 from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
+from service.base.logs import printable
 from service.database.connections import DatabaseUnavailable, VersionConflict
 
 log = logging.getLogger("service.problems")
 PROBLEM = "application/problem+json"
 TYPE_BASE = "https://open-solitaire.example/problems/"
+# a control character (Unicode's Cc) in a decoded path: no route has one, and no file
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 _TITLES = {
     400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
@@ -26,8 +30,8 @@ _TITLES = {
 }
 
 
-def problem(status: int, detail: str, slug: str | None = None, title: str | None = None,
-            headers: dict[str, str] | None = None, **extra: Any) -> web.Response:
+def problem_body(status: int, detail: str, slug: str | None = None, title: str | None = None,
+                 **extra: Any) -> bytes:
     body = {
         "type": TYPE_BASE + (slug or str(status)),
         "title": title or _TITLES.get(status, "Error"),
@@ -35,8 +39,13 @@ def problem(status: int, detail: str, slug: str | None = None, title: str | None
         "detail": detail,
         **{k: v for k, v in extra.items() if v is not None},
     }
-    return web.Response(status=status, body=orjson.dumps(body), content_type=PROBLEM,
-                        headers=headers)
+    return orjson.dumps(body)
+
+
+def problem(status: int, detail: str, slug: str | None = None, title: str | None = None,
+            headers: dict[str, str] | None = None, **extra: Any) -> web.Response:
+    return web.Response(status=status, body=problem_body(status, detail, slug, title, **extra),
+                        content_type=PROBLEM, headers=headers)
 
 
 def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
@@ -73,6 +82,8 @@ def _engine_problem(exc: EngineError) -> web.Response:
 @web.middleware
 async def problem_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     try:
+        if CONTROL.search(request.path) is not None:
+            raise web.HTTPNotFound()  # (a NUL would reach the file system, say)
         return await handler(request)  # type: ignore[no-any-return]
     except web.HTTPException as exc:
         if exc.status < 400:
@@ -96,6 +107,10 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
     except TooManyRequests as exc:
         return problem(exc.status, exc.detail, exc.slug, exc.title,
                        headers={"Retry-After": str(exc.retry_after)}, **exc.extra)
+    except RequestTimeout as exc:  # the connection closes after it (base/serving.py)
+        response = problem(exc.status, exc.detail, exc.slug, exc.title)
+        response.force_close()
+        return response
     except ServiceError as exc:
         return problem(exc.status, exc.detail, exc.slug, exc.title, **exc.extra)
     except VersionConflict:
@@ -106,7 +121,7 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
                        "database-unavailable", headers={"Retry-After": "2"})
     except Exception:
         request_id = request.get(REQUEST_ID_KEY, "-")
-        log.exception("unhandled error in %s %s (request %s)", request.method, request.path,
-                      request_id)
+        log.exception("unhandled error in %s %s (request %s)", request.method,
+                      printable(request.path), request_id)
         return problem(500, f"something went wrong on our side (request {request_id})",
                        "internal", request_id=request_id)

@@ -19,21 +19,18 @@ players' accounts rather than the service's capacity: guesses of link codes
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import math
 import mmap
 import multiprocessing
-import os
 import struct
-import tempfile
 import time
 from collections.abc import Callable, Hashable
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from service.base import shm
 from service.base.errors import TooManyRequests
 from service.base.settings import Settings
 
@@ -149,12 +146,8 @@ class SharedSlots:
 
     @classmethod
     def create(cls, slots: int = 1 << 16) -> SharedSlots:
-        folder = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
-        cls._remove_stale(folder)
-        path = folder / f"{cls.PREFIX}{os.getpid()}"
-        with open(path, "wb") as f:
-            f.truncate(slots * Slots.SLOT.size)
-        return cls(str(path), slots, multiprocessing.get_context("spawn").Lock())
+        path = shm.create(cls.PREFIX, slots * Slots.SLOT.size)
+        return cls(path, slots, multiprocessing.get_context("spawn").Lock())
 
     def attach(self) -> Slots:
         if self._map is None:
@@ -163,32 +156,13 @@ class SharedSlots:
         return Slots(memoryview(self._map), self.lock)
 
     def remove(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.path)
-
-    @classmethod
-    def _remove_stale(cls, folder: Path) -> None:
-        for path in folder.glob(f"{cls.PREFIX}*"):
-            pid = path.name.removeprefix(cls.PREFIX)
-            if pid.isdigit() and not _alive(int(pid)):
-                with contextlib.suppress(OSError):
-                    path.unlink()
+        shm.remove(self.path)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "slots": self.slots, "lock": self.lock}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["path"], state["slots"], state["lock"])  # type: ignore[misc]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class TokenBuckets:
@@ -268,6 +242,11 @@ class RateLimiter:
         """Charge one search of the solver to `key` (a player, an address): 429 past the
         rate."""
         self._check(self.searches, key, "searches of the solver")
+
+    def may_search(self, key: Hashable) -> bool:
+        """Take one search of `key`'s if one is left, for a search nobody waits for (a new
+        game's opening), which is skipped rather than refused."""
+        return self.searches.take(key) == 0.0
 
     def _check(self, buckets: TokenBuckets, key: Hashable, what: str) -> None:
         charge(buckets, key, what)

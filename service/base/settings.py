@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -39,6 +39,12 @@ class Settings(BaseSettings):
     # seconds a request waits for the database before answering 503
     db_timeout: float = 5.0
     max_body_bytes: int = 64 * 1024
+    # seconds a request's headers and body may take to arrive, from its first byte: past
+    # them it is answered 408 and its connection closed; and the connections one client
+    # address may hold at once, WebSockets included, when RATE_LIMITS is on: the next is
+    # closed as soon as it is accepted (service/base/serving.py)
+    request_timeout_s: float = Field(default=10.0, gt=0)
+    max_connections_per_address: int = Field(default=64, ge=1)
     # positions kept in memory (games), and players by token; least recently used first out
     cache_games: int = 20_000
     cache_tokens: int = 100_000
@@ -54,9 +60,10 @@ class Settings(BaseSettings):
     # open at once per client address (docs/faults.md)
     rate_address_writes_per_minute: int = 3000
     rate_streams_per_address: int = 100
-    # searches of the solver a client may start a minute: hints that need a new search
-    # (per player), analyses (per address); a hint read off its game's record, or whose
-    # position is known or being searched already, costs nothing
+    # searches of the solver a client may start a minute, per player and per address alike
+    # (service/solver/owners.py): hints that need a new search and new games' openings
+    # (against both), analyses (against the address); a hint read off its game's record,
+    # or whose position is known or being searched already, costs nothing
     rate_searches_per_minute: int = 60
     # a win whose median time between the player's own moves is shorter than this (in
     # milliseconds) is "verified": false and stays off the default boards; 0 switches off
@@ -64,6 +71,9 @@ class Settings(BaseSettings):
     # origins (comma-separated, e.g. "https://app.example,http://localhost:5173") whose web
     # pages may call the API from the browser (CORS); none by default
     cors_origins: str = ""
+    # /metrics answers loopback clients, and others that send `Authorization: Bearer
+    # <METRICS_TOKEN>`; unset (or empty): loopback clients only
+    metrics_token: SecretStr | None = None
     log_requests: bool = True
     # heartbeat interval of live streams, in seconds
     ws_heartbeat: float = 20.0
@@ -88,12 +98,16 @@ class Settings(BaseSettings):
     solver_library: bool = True
     analysis_budget_seconds: float = 20.0
     solver_prefetch: bool = True
-    # races: seconds between two looks of each instance for races due to start or end,
-    # seconds between two reads of a race's stream by each of its sockets, and the
-    # seconds a race's minute lasts (60; test rigs shorten it to end races sooner)
+    # races: seconds between two looks of each instance for races due to start or end, and
+    # the seconds a race's minute lasts (60; test rigs shorten it to end races sooner); a
+    # race's stream reads its log only when woken (service/races/feeds.py), swept every
+    # WS_SWEEP seconds like the games'
     race_tick_s: float = Field(default=0.5, gt=0)
-    race_poll_s: float = Field(default=0.2, gt=0)
     race_minute_s: float = Field(default=60.0, gt=0)
+    # the key link codes are stored under (HMAC-SHA256, service/players/link_codes.py);
+    # unset: a random key made once and kept in .link-code-key beside DATA_DIR, which the
+    # workers and restarts of one machine share (several machines must set the same key)
+    link_code_key: SecretStr | None = None
 
     @property
     def pooled(self) -> bool:

@@ -23,8 +23,8 @@ PLAYER = "SELECT id, name, created_at FROM players WHERE id = $1"
 
 PLAYER_COUNTS = """
 SELECT count(*) AS played,
-       count(*) FILTER (WHERE status = 'won' AND hints = 0) AS won,
-       count(*) FILTER (WHERE status = 'won' AND hints > 0) AS won_assisted,
+       count(*) FILTER (WHERE status = 'won' AND NOT assisted) AS won,
+       count(*) FILTER (WHERE status = 'won' AND assisted) AS won_assisted,
        count(*) FILTER (WHERE status = 'abandoned') AS abandoned,
        count(*) FILTER (WHERE status = 'blocked') AS blocked,
        count(*) FILTER (WHERE status = 'playing') AS playing

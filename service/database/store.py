@@ -53,7 +53,7 @@ class Replayed:
 RECORD_SQL = (
     "SELECT replayed, request_hash, http_status, response, at, created_at, finished_at,"
     " elapsed_ms, race_ends_at FROM record_events("
-    "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+    "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
 )
 
 # Several writes in one statement (one transaction, one round trip): record_events once per
@@ -64,12 +64,13 @@ RECORD_MANY_SQL = (
     " r.finished_at, r.elapsed_ms, r.race_ends_at FROM unnest("
     "$1::uuid[], $2::int[], $3::text[], $4::uuid[], $5::text[], $6::bigint[], $7::bool[],"
     " $8::text[], $9::int[], $10::int[], $11::int[], $12::int[], $13::text[], $15::text[],"
-    " $16::text[], $17::int[], $18::text[]) WITH ORDINALITY"
+    " $16::text[], $17::int[], $18::text[], $19::bool[]) WITH ORDINALITY"
     " AS w(game, first_seq, events, player, variant, deal, autoplay, status, moves, undos,"
-    " hints, foundation_cards, finish, key, request_hash, http_status, response, ord)"
+    " hints, foundation_cards, finish, key, request_hash, http_status, response, assisted,"
+    " ord)"
     " CROSS JOIN LATERAL record_events(w.game, w.first_seq, w.events::jsonb, w.player,"
     " w.variant, w.deal, w.autoplay, w.status, w.moves, w.undos, w.hints, w.foundation_cards,"
-    " w.finish, $14, w.key, w.request_hash, w.http_status, w.response::jsonb) AS r"
+    " w.finish, $14, w.key, w.request_hash, w.http_status, w.response::jsonb, w.assisted) AS r"
     " ORDER BY w.ord"
 )
 MAX_BATCH = 64  # writes in one statement, at most
@@ -182,10 +183,11 @@ class EventStore:
         http_status: int | None = None,
         response: dict[str, Any] | None = None,
         alone: bool = False,
+        assisted: bool | None = None,
     ) -> Recorded:
         """Append events at first_seq… with the projection, the idempotency record, for
         a win the board entries, and for a race's game the race's events
-        (migrations/sql/0007_record_events.sql).
+        (migrations/sql/0010_record_events.sql).
 
         All or nothing, in one statement. `finish` is 'now', 'keep' or 'none' (what the
         write does to the game's finish time). Returns the earlier answer when the key was
@@ -197,10 +199,13 @@ class EventStore:
         still all or nothing: a batch is one transaction, and when one of its writes
         collides, each is sent again on its own. `alone` keeps a write out of batches (a
         race's game, whose write may end the race and take the locks of its other games).
+        `assisted` is the engine's flag (GameRecord.assisted), which the projection keeps and
+        the boards go by; None leaves the game's as it was (false for a new game).
         """
         args = (
             game_id, first_seq, list(events), player_id, variant, deal, autoplay, status, moves,
             undos, hints, foundation_cards, finish, key, request_hash, http_status, response,
+            assisted,
         )  # fmt: skip
         if alone or (self._busy_lanes < self.write_lanes and not self._waiting):
             self._busy_lanes += 1

@@ -35,6 +35,10 @@ players = Table(
     # no longer read or written (migration 0005): tokens are in device_tokens
     Column("token_hash", LargeBinary, nullable=True, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    # what the name looks like (migration 0008, service/players/names.py), unique: no
+    # player can pass for another; NULL for the younger of lookalikes older than the rule
+    Column("name_key", Text, nullable=True),
+    Index("players_name_key", "name_key", unique=True),
 )
 
 # A player's tokens, one a device; only their hashes. A signed-out token keeps its row,
@@ -52,7 +56,8 @@ device_tokens = Table(
     Index("device_tokens_player", "player_id", "created_at"),
 )
 
-# Codes that link a new device to a player: their hashes, valid until expires_at, once.
+# Codes that link a new device to a player: their keyed hashes (HMAC-SHA256, migration
+# 0008), valid until expires_at, once, while the token that made them (token_id) is in use.
 link_codes = Table(
     "link_codes",
     metadata,
@@ -60,7 +65,9 @@ link_codes = Table(
     Column("player_id", Uuid, ForeignKey("players.id"), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("used_at", DateTime(timezone=True), nullable=True),
+    Column("token_id", Uuid, ForeignKey("device_tokens.id"), nullable=False),
     Index("link_codes_expires", "expires_at"),
+    Index("link_codes_token", "token_id"),
 )
 
 games = Table(
@@ -78,6 +85,8 @@ games = Table(
     Column("foundation_cards", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("hints", Integer, nullable=False, server_default=text("0")),
+    # a hint gave something away (migration 0010): the engine's GameRecord.assisted
+    Column("assisted", Boolean, nullable=False, server_default=text("false")),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True), nullable=True),
     Column("elapsed_ms", BigInteger, nullable=True),

@@ -4,17 +4,25 @@ A game's time runs from its creation to its present end: won, abandoned or block
 (engine.clock_stopped; an undo can revive a blocked game and restart its clock). The write
 path tells record_events what a write does to the finish time (its ``p_finish``); the
 catch-up from the log (service/games/positions.py) and the log's replay
-(service/verify/replay.py) compute the same time from the events.
+(service/verify/replay.py) compute the same time from the events. A game's times are
+counted in whole milliseconds from its creation (:func:`whole_ms`).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Literal
+from datetime import datetime, timedelta
+from typing import Final, Literal
 
 from engine import clock_stopped
 
 Finish = Literal["none", "now", "keep"]
+MILLISECOND: Final = timedelta(milliseconds=1)
+
+
+def whole_ms(since: datetime, until: datetime) -> int:
+    """Whole milliseconds from `since` to `until`, never negative (as the database's
+    game_elapsed_ms computes them)."""
+    return max(0, (until - since) // MILLISECOND)
 
 
 def finish(before: str, status: str, finished_at: datetime | None) -> Finish:

@@ -14,10 +14,11 @@ from service.base.backend import Backend
 from service.base.errors import Forbidden, VersionMismatch
 from service.base.http import Idempotency
 from service.deals.numbers import check_deal, random_deal
-from service.games import clock, positions, write
+from service.games import clock, played, positions, write
 from service.games.answers import NOT_YET, Answer
 from service.games.positions import LiveGame
 from service.players.accounts import Player
+from service.races import service as races
 
 HINT_ATTEMPTS: Final = 3
 
@@ -82,7 +83,8 @@ async def play(
     """One move (its body), or a batch (a list of bodies), all or none: each judged on the
     position the ones before it (and their automatic moves) left, and all their events
     appended by one write. A refusal in a batch names the move's place in it (`index`,
-    0-based) in its problem body."""
+    0-based) in its problem body. A move of a batch may say when it was played
+    (`played_ms`): its events keep it, and the write path checks it (games/played.py)."""
 
     def action(game: Game) -> list[Event]:
         if isinstance(moves, dict):
@@ -90,7 +92,9 @@ async def play(
         events: list[Event] = []
         for index, body in enumerate(moves):
             try:
-                events += game.play(parse_move(game.position, body))
+                events += played.stamped(
+                    game.play(parse_move(game.position, body)), body.get("played_ms")
+                )
             except EngineError as exc:
                 exc.index = index  # type: ignore[attr-defined]  # read by problems.py
                 raise
@@ -152,7 +156,7 @@ async def give_hint(
     meanwhile, the hint is searched again on the new position."""
     live = await positions.load(backend, game_id)
     write.check_owner(live, player)
-    refuse_hints_in_races(live)
+    await refuse_hints_in_races(backend, live)
     for _attempt in range(HINT_ATTEMPTS):
         live = await positions.current(backend, game_id)
         game = live.game
@@ -189,10 +193,19 @@ async def give_hint(
     )
 
 
-def refuse_hints_in_races(live: LiveGame) -> None:
+async def refuse_hints_in_races(backend: Backend, live: LiveGame) -> None:
     """A race's games get no hint (API.md), nor a hint read off one of them once over:
-    every racer plays the same deal."""
+    every racer plays the same deal. Nor does any game of a player who races on its deal
+    (its variant and number) while the race runs: a game of their own with the race's
+    moves played again is no way round. One query, on the hints' path only."""
     if live.race_id is not None:
         raise Forbidden(
             f"this game is played in race {live.race_id}: hints are refused in a race's games"
+        )
+    game = live.game
+    race = await races.racing_on(backend, live.player_id, game.variant, game.deal)
+    if race is not None:
+        raise Forbidden(
+            f"the game's player races on this deal in race {race}: hints on a race's deal"
+            " are refused in every game of its players until the race is over"
         )

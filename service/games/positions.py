@@ -27,6 +27,7 @@ from engine.status import PLAYING
 from service.base.backend import Backend, GameCache
 from service.base.errors import NotFound
 from service.database.store import StoredEvent
+from service.games import played
 from service.games.clock import finished_at_after
 
 REPLAY_INLINE: Final = 200  # events: a longer log is replayed in a thread, off the event loop
@@ -41,6 +42,8 @@ class LiveGame:
     finished_at: datetime | None
     # the race the game is played in (its GameCreated says), None for a game of its own
     race_id: uuid.UUID | None = None
+    # when the player's last action was played, in ms since created_at (games/played.py)
+    last_action_ms: int = 0
 
     @property
     def version(self) -> int:
@@ -84,13 +87,16 @@ def _caught_up(live: LiveGame, newer: Sequence[StoredEvent]) -> LiveGame:
     finished_at = live.finished_at
     write_at = newer[0].at
     before = work.status
+    last = live.last_action_ms
     for e in newer:
         if e.at != write_at:
             finished_at = finished_at_after(before, work.status, finished_at, write_at)
             write_at, before = e.at, work.status
         work.apply(Event(e.type, e.data))
+        if played.is_players(e.type, e.data):
+            last = played.played_ms(live.created_at, e.at, e.data)
     finished_at = finished_at_after(before, work.status, finished_at, write_at)
-    return LiveGame(work, live.player_id, live.created_at, finished_at, live.race_id)
+    return LiveGame(work, live.player_id, live.created_at, finished_at, live.race_id, last)
 
 
 async def _replay(backend: Backend, game_id: uuid.UUID) -> LiveGame:

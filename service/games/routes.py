@@ -22,7 +22,7 @@ from service.games import commands, queries
 from service.games.answers import Answer
 from service.games.schemas import BatchRequest, MoveRequest, NewGame, VersionedRequest
 from service.players.auth import caller
-from service.solver import hints
+from service.solver import hints, owners
 from service.solver.verdicts import SOLVER_KEY
 
 
@@ -48,7 +48,11 @@ async def create_game(request: web.Request) -> web.Response:
     if answer.status == 201:
         # a new game answers with the game itself, as API.md shows; its events are in /events
         answer = Answer(201, {**answer.body["game"], "events": answer.body["events"]})
-        hints.prefetch_opening(request.app[SOLVER_KEY], answer.body)
+        # the opening's search in the background counts against the game's creator
+        who = owners.of_request(request, player.id)
+        hints.prefetch_opening(
+            request.app[SOLVER_KEY], answer.body, who, lambda: owners.allows(request, who)
+        )
         response = written(request, answer)
         response.headers["Location"] = f"/v1/games/{answer.body['id']}"
         return response

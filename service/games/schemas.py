@@ -45,10 +45,20 @@ class MoveRequest(OneMove):
     expected_version: WholeNumber | None = Field(default=None, ge=0)
 
 
+class BatchMove(OneMove):
+    """A move of a batch, which may say when it was played: `played_ms` since the game's
+    created_at (service/games/played.py)."""
+
+    played_ms: WholeNumber | None = Field(default=None, ge=0)
+
+    def as_dict(self) -> dict[str, object]:
+        return {**super().as_dict(), "played_ms": self.played_ms}
+
+
 class BatchRequest(Body):
     """Several moves, all or none (API.md: several moves in one request)."""
 
-    moves: list[OneMove] = Field(min_length=1, max_length=MAX_BATCH)
+    moves: list[BatchMove] = Field(min_length=1, max_length=MAX_BATCH)
     expected_version: WholeNumber | None = Field(default=None, ge=0)
 
 

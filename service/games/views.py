@@ -4,14 +4,14 @@ them (times as the database gave them), and what of the log is shown to nobody."
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Final
 
 from engine import Move
 from service.database.store import StoredEvent
+from service.games.clock import whole_ms
 from service.games.positions import LiveGame
 
-MILLISECOND: Final = timedelta(milliseconds=1)
 EVENTS_PAGE: Final = 1000  # the most events one answer of /events carries
 
 # What the log keeps for the service alone: a hint's whole winning line (HintGiven's
@@ -23,9 +23,7 @@ PRIVATE: Final = {"HintGiven": frozenset({"line"})}
 def elapsed_ms(created_at: datetime, finished_at: datetime | None) -> int | None:
     """Whole milliseconds from creation to the end, never negative (as the database's
     game_elapsed_ms computes them)."""
-    if finished_at is None:
-        return None
-    return max(0, (finished_at - created_at) // MILLISECOND)
+    return None if finished_at is None else whole_ms(created_at, finished_at)
 
 
 def game_view(game_id: uuid.UUID, live: LiveGame) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from engine import EngineError, Event, Game
@@ -24,7 +25,7 @@ from service.base.backend import Backend
 from service.base.errors import Forbidden, GameFinished, LogFull, ServiceError, VersionMismatch
 from service.base.http import Idempotency
 from service.database.connections import VersionConflict
-from service.games import answers, clock, positions
+from service.games import answers, clock, played, positions
 from service.games.answers import Answer
 from service.games.clock import Finish
 from service.games.positions import LiveGame
@@ -81,13 +82,16 @@ async def write(
     """The one way to change a game: `action` on a copy of its position, judged by the log.
 
     `extra` goes into the answer's body beside the game and its events."""
+    arrival = datetime.now(UTC)  # no move of the write may say it was played later
     live = await positions.load(backend, game_id)
     check_owner(live, player)  # a game's owner never changes: memory can tell
     # (no move lands in a race's game after the race's ends_at: record_events refuses it,
     # and ends the race then when nobody has, without a round trip more)
     async with backend.lock_for(game_id):
         try:
-            return await _write_locked(backend, game_id, expected_version, idem, action, extra)
+            return await _write_locked(
+                backend, game_id, expected_version, idem, action, extra, arrival
+            )
         except (EngineError, ServiceError) as exc:
             # A retried request (same Idempotency-Key) meets a game that has moved on since
             # its first answer: that answer stands. Looked up only on this path, so the
@@ -112,6 +116,7 @@ async def _write_locked(
     idem: Idempotency | None,
     action: Action,
     extra: dict[str, Any] | None,
+    arrival: datetime,
 ) -> Answer:
     from_log = False  # whether the game is read from the log (else memory's copy will do)
     for attempt in range(WRITE_ATTEMPTS + 1):
@@ -124,6 +129,7 @@ async def _write_locked(
             check_version(game, expected_version)
             check_live(game)
             events = action(work)
+            played.check(events, live.last_action_ms, live.created_at, arrival)
             _check_room(backend, game, work)
         except (EngineError, VersionMismatch):
             if from_log:
@@ -132,7 +138,9 @@ async def _write_locked(
             continue
         finish = clock.finish(game.status, work.status, live.finished_at)
         finished_at = None if finish == "none" else live.finished_at
-        done = LiveGame(work, live.player_id, live.created_at, finished_at, live.race_id)
+        # (its last action's time is the write's, set once the database gives it: _record)
+        done = LiveGame(work, live.player_id, live.created_at, finished_at, live.race_id,
+                        live.last_action_ms)
         try:
             return await commit(
                 backend, game_id, done, events, game.version + 1, finish, idem, extra
@@ -201,6 +209,7 @@ async def _record(
         moves=g.moves,
         undos=g.undos,
         hints=g.hints,
+        assisted=g.assisted,
         foundation_cards=g.position.foundation_cards,
         finish=finish,
         key=idem.key if idem else None,
@@ -217,5 +226,8 @@ async def _record(
         backend.wake_race(live.race_id)
         raise races.over(live.race_id, recorded.race_ends_at)
     assert recorded.created_at is not None
-    kept = LiveGame(g, live.player_id, recorded.created_at, recorded.finished_at, live.race_id)
+    last = played.last_action_ms(live.last_action_ms, recorded.created_at, recorded.at, events)
+    kept = LiveGame(
+        g, live.player_id, recorded.created_at, recorded.finished_at, live.race_id, last
+    )
     return Answer(201, answers.stamped(template, recorded.at)), kept

@@ -7,7 +7,8 @@ After each commit the writing instance wakes its own subscribers at once and que
 kept out of the write's transaction on purpose: PostgreSQL serialises the commits of
 notifying transactions, which would cap the moves a second. The same batch carries
 'race <race id>' for every race whose log the instance grew, which wakes the other
-instances' readers of that race's stream (service/races/routes.py). The events themselves
+instances' readers of that race's stream (service/races/feeds.py); the race readers read
+only when woken, and the hub's sweep covers theirs too. The events themselves
 are always read from the log. Each instance has ONE dedicated connection that LISTENs (not
 one per socket, not from the pool); when it drops, it is opened again with backoff and
 every game with subscribers catches up from the log, so a lost notification delays an event
@@ -21,7 +22,7 @@ import contextlib
 import logging
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncpg
@@ -84,8 +85,10 @@ class StreamHub(Feeds):
         # races whose log this instance grew since the last publish
         self._race_outbox: set[uuid.UUID] = set()
         # told the race of every "race <id>" line: wakes this instance's feed of the race
-        # (service/races/routes.py), set by the app to Backend.wake_race_feed
+        # (service/races/feeds.py), set by the app to Backend.wake_race_feed
         self.on_race: Callable[[uuid.UUID], None] = lambda _race: None
+        # with every sweep, the race feeds' (service/races/feeds.py: sweep), set by the app
+        self.sweep_races: Callable[[], Awaitable[None]] = _nothing
         self._outbox_ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()
@@ -117,6 +120,11 @@ class StreamHub(Feeds):
             with contextlib.suppress(Exception):
                 await self._nats.close()
             self._nats = None
+
+    async def sweep(self) -> None:
+        """The games' feeds that are behind the log woken (Feeds.sweep), then the races'."""
+        await super().sweep()
+        await self.sweep_races()
 
     # ------------------------------------------------------------ wake-ups from the others
 
@@ -268,6 +276,10 @@ class StreamHub(Feeds):
             failures += 1
             log.info("stream: listening again in %.1f s", delay)
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+
+
+async def _nothing() -> None:
+    pass
 
 
 HUB_KEY = web.AppKey("stream_hub", StreamHub)

@@ -10,7 +10,9 @@ from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
 from service.boards import records as leaderboards
 from service.players import accounts as players
+from service.players import link_codes
 from service.players.auth import caller
+from service.players.link_codes import LINK_KEY
 from service.players.schemas import LinkDevice, NewDevice, NewPlayer
 
 
@@ -46,7 +48,10 @@ async def revoke_token(request: web.Request) -> web.Response:
 
 async def add_link_code(request: web.Request) -> web.Response:
     player = await caller(request)
-    return json_response(await players.add_link_code(request.app[BACKEND_KEY], player), 201)
+    code = await link_codes.add_link_code(
+        request.app[BACKEND_KEY], player, request.app[LINK_KEY]
+    )
+    return json_response(code, 201)
 
 
 async def link_device(request: web.Request) -> web.Response:
@@ -55,5 +60,7 @@ async def link_device(request: web.Request) -> web.Response:
     address = request.remote or "-"
     charge(request.app[LINK_GUESSES_KEY], address, "link-code tries from your address")
     body, _ = await parse_body(request, LinkDevice)
-    answer = await players.redeem_link_code(request.app[BACKEND_KEY], body.code, body.device)
+    answer = await link_codes.redeem_link_code(
+        request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device
+    )
     return json_response(answer, 201)

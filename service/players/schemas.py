@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from pydantic import Field, StrictStr
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, StrictStr
 
 from service.base.schemas import Body, shown_text
+from service.players.names import visible
 
 NAME_MAX = 32
 DEVICE_MAX = 64
 
 
 class NewPlayer(Body):
-    name: shown_text("a name", NAME_MAX)  # type: ignore[valid-type]
+    """A name others are shown: no character of it may be invisible (names.py)."""
+
+    name: Annotated[shown_text("a name", NAME_MAX), AfterValidator(visible)]  # type: ignore[valid-type]
 
 
 class NewDevice(Body):

@@ -2,11 +2,11 @@
 
 The stream is a WebSocket like a game's: the race's events with seq > after, in order,
 with no gap and no duplicate, from any instance. A socket reads its backlog itself, then
-gets what one reader per race on this instance (a feed) reads: the feed is woken by every
-commit to the race's log, this instance's at once and the other instances' through the live
-events' wake-ups (LISTEN/NOTIFY or the broker: service/live/hub.py), and reads the log every
-RACE_POLL_S seconds besides, in case a wake-up was lost; the log is the truth, so a
-reconnect with ?after= its last seq loses nothing and repeats nothing.
+gets what one reader per race on this instance (a feed: service/races/feeds.py) reads when
+woken by a commit to the race's log, this instance's at once and the other instances'
+through the live events' wake-ups (LISTEN/NOTIFY or the broker: service/live/hub.py), or by
+the hub's sweep; the log is the truth, so a reconnect with ?after= its last seq loses
+nothing and repeats nothing.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from collections.abc import AsyncIterator
 import orjson
 from aiohttp import web
 
-from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.http import int_query, json_response, parse_body, path_id, tagged_response
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
 from service.database.connections import StoreError
 from service.live.subscriptions import GOING_AWAY, event_message
 from service.players.auth import caller
+from service.races import feeds
 from service.races import service as races
 from service.races.schemas import NewRace
 
@@ -35,7 +35,6 @@ log = logging.getLogger("service.races")
 # the open race sockets of this instance, each with the seq of the last event it was sent
 RACE_STREAMS_KEY = web.AppKey("race_streams", dict[web.WebSocketResponse, int])
 MAX_SEQ = 2**31 - 1
-PAGE = 1000
 INTERNAL_ERROR = 1011
 
 
@@ -75,52 +74,6 @@ async def join_race(request: web.Request) -> web.Response:
     return json_response(await races.join_race(request.app[BACKEND_KEY], race_id(request), player))
 
 
-class _Watcher:
-    """One socket of a race's stream: the last seq it was sent, and what the feed brings."""
-
-    def __init__(self, last: int) -> None:
-        self.last = last
-        self.inbox: asyncio.Queue[list[tuple[int, str]]] = asyncio.Queue()
-
-
-class _Feed:
-    """One reader of a race's log for every socket of the race on this instance: woken by
-    the commits to the race's log (Backend.wake_race here, StreamHub.on_race for the other
-    instances'), and every RACE_POLL_S seconds in case a wake-up was lost."""
-
-    def __init__(self) -> None:
-        self.watchers: set[_Watcher] = set()
-        self.wake = asyncio.Event()
-        self.cursor: int | None = None
-        self.task: asyncio.Task[None] | None = None
-
-
-async def _serve(backend: Backend, rid: uuid.UUID, feed: _Feed, poll: float) -> None:
-    while feed.watchers:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(feed.wake.wait(), poll)
-        feed.wake.clear()
-        # before its first read the feed starts at its least advanced socket; each socket
-        # reads the log itself after joining the feed, so it only drops duplicates
-        after = feed.cursor if feed.cursor is not None else min(
-            (w.last for w in feed.watchers), default=0
-        )
-        try:
-            events = await races.read_events(backend, rid, after, PAGE)
-        except StoreError as exc:  # the next turn tries again
-            log.warning("reading race %s failed: %r", rid, exc)
-            continue
-        if len(events) == PAGE:
-            feed.wake.set()  # more to read at once
-        if events:
-            feed.cursor = events[-1].seq
-            batch = [event_message(e) for e in events]
-            for w in feed.watchers:
-                w.inbox.put_nowait(batch)
-        elif feed.cursor is None:
-            feed.cursor = after
-
-
 async def stream(request: web.Request) -> web.StreamResponse:
     rid = race_id(request)
     after = int_query(request, "after", 0, 0, MAX_SEQ)
@@ -138,23 +91,16 @@ async def stream(request: web.Request) -> web.StreamResponse:
     sockets = request.app[RACE_STREAMS_KEY]
     sockets[ws] = after
     reading = asyncio.create_task(_read_until_closed(ws))
-    me = _Watcher(after)
-    feeds = backend.race_feeds
-    feed = feeds.get(rid)
-    if feed is None:
-        feed = feeds[rid] = _Feed()
-    feed.watchers.add(me)
-    if feed.task is None or feed.task.done():
-        feed.task = asyncio.create_task(_serve(backend, rid, feed, settings.race_poll_s))
+    feed, me = feeds.watch(backend, rid, after)
     taking: asyncio.Task[list[tuple[int, str]]] | None = None
     try:
         while True:  # the backlog, read by this socket itself
-            page = await races.read_events(backend, rid, me.last, PAGE)
+            page = await races.read_events(backend, rid, me.last, feeds.PAGE)
             for event in page:
                 _seq, text = event_message(event)
                 await ws.send_str(text)
                 me.last = sockets[ws] = event.seq
-            if len(page) < PAGE:
+            if len(page) < feeds.PAGE:
                 break
         while not reading.done() and not ws.closed:
             taking = asyncio.create_task(me.inbox.get())
@@ -172,11 +118,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
         pass
     finally:
         sockets.pop(ws, None)
-        feed.watchers.discard(me)
-        if not feed.watchers:
-            feeds.pop(rid, None)
-            if feed.task is not None:
-                feed.task.cancel()
+        feeds.unwatch(backend, rid, feed, me)
         if taking is not None:
             taking.cancel()
         reading.cancel()

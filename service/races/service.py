@@ -50,6 +50,12 @@ DUE_SQL: Final = (
     "SELECT id FROM races WHERE (status = 'open' AND starts_at <= clock_timestamp())"
     " OR (status = 'running' AND ends_at <= clock_timestamp()) ORDER BY starts_at LIMIT 100"
 )
+# the running race a player plays in on a deal: the running races (few, by `races_due`),
+# then the player's place in one (race_players' key)
+RACING_SQL: Final = (
+    "SELECT r.id FROM races r JOIN race_players p ON p.race_id = r.id AND p.player_id = $1"
+    " WHERE r.status = 'running' AND r.variant = $2 AND r.deal = $3 LIMIT 1"
+)
 JOIN_REFUSALS: Final = {
     "started": "the race has started (or is over): join a race before its start",
     "full": "the race is full",
@@ -167,6 +173,18 @@ async def tick(backend: Backend) -> int:
     return len(due)
 
 
+async def racing_on(
+    backend: Backend, player_id: uuid.UUID, variant: str, deal: int
+) -> uuid.UUID | None:
+    """The running race in which `player_id` plays this deal (its variant and number),
+    if any: one query."""
+    async with backend.store.connection() as conn:
+        race: uuid.UUID | None = await conn.fetchval(
+            RACING_SQL, player_id, variant, deal, timeout=backend.store.timeout
+        )
+    return race
+
+
 async def get_race(backend: Backend, race_id: uuid.UUID) -> dict[str, Any]:
     race = await settle(backend, race_id)
     async with backend.store.connection() as conn:
@@ -216,6 +234,17 @@ async def read_events(
             race_id, after, limit, timeout=backend.store.timeout,
         )
     return [StoredEvent(r["seq"], r["type"], r["data"], r["at"]) for r in rows]
+
+
+async def versions(backend: Backend, race_ids: list[uuid.UUID]) -> dict[uuid.UUID, int]:
+    """The seq of the last event of each of these races' logs, in one round trip; unknown
+    ids are left out."""
+    async with backend.store.connection() as conn:
+        rows = await conn.fetch(
+            "SELECT id, version FROM races WHERE id = ANY($1::uuid[])", race_ids,
+            timeout=backend.store.timeout,
+        )  # fmt: skip
+    return {r["id"]: r["version"] for r in rows}
 
 
 async def events_page(

@@ -1,16 +1,20 @@
 """Hints: the first move of a winning line from a game's position, the line kept on the
-game's record (never shown), and a new game's opening searched ahead of its first hint."""
+game's record (never shown), a new game's opening searched ahead of its first hint, and
+which games a hint (or an analysis) may be read off without a record."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from engine import VARIANTS, Card, Game, Move
 from engine.solver import UNKNOWN, WINNABLE
+from engine.status import BLOCKED
+from service.base.errors import Conflict
 from service.deals.table import table
 from service.solver.lines import follow_line, line_from_record
-from service.solver.verdicts import ANSWER_SLACK, Solver
+from service.solver.verdicts import ANSWER_SLACK, Owners, Solver
 
 
 def hint_view(
@@ -30,7 +34,7 @@ def hint_view(
     }
 
 
-async def hint(solver: Solver, game: Game, owner: str | None = None) -> dict[str, Any]:
+async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, Any]:
     """The first move of a winning line from the game's position (the game is not over).
 
     ``moves_to_win`` counts the moves the player still makes: with autoplay on, the moves
@@ -71,11 +75,33 @@ def public_hint(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k != "line"}
 
 
-def prefetch_opening(solver: Solver, game: dict[str, Any]) -> None:
-    """A new game (its view): search its position in the background, for the first hint."""
+def prefetch_opening(
+    solver: Solver,
+    game: dict[str, Any],
+    owner: Owners = None,
+    charge: Callable[[], bool] | None = None,
+) -> None:
+    """A new game (its view): search its position in the background, for the first hint;
+    the search counts against ``owner``, the game's creator (Solver.prefetch)."""
     if game.get("status") == "playing":
         state = game["state"]
         cls = VARIANTS[game["variant"]]
         cards = [[Card.parse(c) for c in column] for column in state["tableau"]]
         cells = [None if c is None else Card.parse(c) for c in state["cells"]]
-        solver.prefetch(cls(cards, cells, state["foundations"]))
+        solver.prefetch(cls(cards, cells, state["foundations"]), owner, charge)
+
+
+def require_over(game: Game, what: str) -> None:
+    """A hint or an analysis is read off a game (recorded nowhere) only once it is over,
+    won or abandoned (``Game.is_over``): Conflict for a game in play or blocked (an undo can
+    still revive a blocked game, so a hint on it is part of its record). ``what`` names
+    the reading refused."""
+    if game.is_over:
+        return
+    state = "blocked (an undo can still revive it)" if game.status == BLOCKED else "in play"
+    raise Conflict(
+        f"the game is {state}: {what} is only for a game won or abandoned; a hint on a"
+        " game not over is part of its record, so ask for one with"
+        " POST /v1/games/{id}/hint and the player's token",
+        current_version=game.version,
+    )

@@ -1,11 +1,13 @@
-"""The search processes: what a worker does with a position, and the pool that runs them.
+"""The search processes: what a worker does with a position (or a finished game's log), and
+the pool that runs them.
 
 Searches run off the event loop, in a small process pool (``solver_workers`` processes,
 :func:`make_pool`, started by service/app.py), each within a time budget
 (``hint_budget_seconds``).  In a worker, FreeCell, Baker's Game and Beleaguered Castle go
 to Freecell Solver's library when it is installed (service/solver/fcsolve.py), everything else
 (Baker's Dozen always) to the engine's own solver (engine/solver/search.py); the lines either
-returns are replayed through the rules.  A worker exits when the service is gone.
+returns are replayed through the rules.  A long log an analysis judges is replayed here too
+(:func:`boards_along`), off the service's process.  A worker exits when the service is gone.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from engine import VARIANTS, Move, Position
+import orjson
+
+from engine import VARIANTS, Event, Game, Move, Position
 from engine.solver import UNKNOWN, Layout, solve, trace
 from engine.solver.shorten import shorten
+from engine.status import WON
 from service.solver import fcsolve
 from service.solver.lines import follows
 
@@ -86,6 +91,29 @@ def search_board(
     if how != "fc-solve" and not follows(position, line):  # (fc-solve's: checked)
         return UNKNOWN, None, states, how, []
     return verdict, [str(m) for m in line], states, how, trace(position, line)
+
+
+Boards = tuple[str, str, int, list[int], list[str]]
+"""(variant, status, version, seqs, board texts) of a game along its log."""
+
+
+def boards_along(log: str) -> Boards:
+    """A game's log, JSON text of [[seq, type, data], …] from its creation, replayed: its
+    variant, its status and version at the end, and the seq of each event with the layout
+    after it as board text (:meth:`engine.Position.board_text`; none for a won game, which
+    nobody judges). Linear in the log's length: the heavy part of an analysis, done in a
+    worker."""
+    events = orjson.loads(log)
+    game = Game.replay([Event(events[0][1], events[0][2])])
+    seqs = [events[0][0]]
+    boards = [game.position.board_text()]
+    for seq, kind, data in events[1:]:
+        game.apply(Event(kind, data))
+        seqs.append(seq)
+        boards.append(game.position.board_text())
+    if game.status == WON:
+        boards = []
+    return game.variant, game.status, game.version, seqs, boards
 
 
 def make_pool(workers: int) -> ProcessPoolExecutor:

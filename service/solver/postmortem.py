@@ -1,24 +1,62 @@
 """Post-mortem analysis: where a finished game was lost, by the verdicts on the positions
-along its log."""
+along its log. The log is replayed in a search process (service/solver/pool.py:
+boards_along), which hands back the layouts as board text; only the few positions judged
+are made again here."""
 
 from __future__ import annotations
 
-import asyncio
 import time
-from typing import Any
+import uuid
+from typing import Any, Final
 
-from engine import Event, Game, Position
+from engine import VARIANTS
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE
-from service.solver.verdicts import ANSWER_SLACK, Solver
+from engine.status import OVER_STATUSES, WON
+from service.base.backend import Backend
+from service.solver.pool import boards_along
+from service.solver.verdicts import ANSWER_SLACK, Owners, Solver
+
+# a game's log up to a version as one JSON text: [[seq, type, data], …], oldest first
+LOG_SQL: Final = (
+    "SELECT coalesce(json_agg(json_build_array(seq, type, data) ORDER BY seq), '[]')::text"
+    " FROM game_events WHERE game_id = $1 AND seq <= $2"
+)
+
+
+async def version_if_over(backend: Backend, game_id: uuid.UUID) -> int | None:
+    """The game's version when its row (the log's projection, written with its events) says
+    it is over, won or abandoned (``OVER_STATUSES``: it never changes again); else None.
+    One indexed read: nothing of the game is replayed here."""
+    async with backend.store.connection() as conn:
+        row = await conn.fetchrow(
+            "SELECT status, version FROM games WHERE id = $1", game_id,
+            timeout=backend.store.timeout,
+        )  # fmt: skip
+    return row["version"] if row is not None and row["status"] in OVER_STATUSES else None
+
+
+async def of_game(
+    backend: Backend,
+    solver: Solver,
+    game_id: uuid.UUID,
+    version: int,
+    total_budget: float,
+    owner: Owners = None,
+) -> dict[str, Any]:
+    """:func:`analysis` of the game's log up to ``version``, read as one JSON text (which the
+    search process parses: nothing of the log is decoded here)."""
+    async with backend.store.connection() as conn:
+        text: str = await conn.fetchval(LOG_SQL, game_id, version, timeout=backend.store.timeout)
+    return await analysis(solver, text, total_budget, owner)
 
 
 async def analysis(
     solver: Solver,
-    events: list[tuple[int, str, dict[str, Any]]],
+    log: str,
     total_budget: float,
-    owner: str | None = None,
+    owner: Owners = None,
 ) -> dict[str, Any]:
-    """Where a finished game was lost: ``events`` is its log as (seq, type, data).
+    """Where a finished game was lost: ``log`` is its log as JSON, [[seq, type, data], …].
 
     The positions after each event are judged by the solver.  ``lost_at`` is the seq of the
     first event after which the position stays unwinnable to the end of the log, found by
@@ -31,36 +69,34 @@ async def analysis(
     null; ``last_winnable`` and ``first_unwinnable`` then bound the spot.
     """
     started = time.monotonic()
-    if len(events) > 200:  # a long log: replayed in a thread, off the event loop
-        game, seqs, positions = await asyncio.to_thread(_positions_along, events)
-    else:
-        game, seqs, positions = _positions_along(events)
+    variant, status, version, seqs, boards = await solver.offload(boards_along, log)
     judged: dict[int, str] = {}
 
     async def judge(i: int) -> str:
         if i not in judged:
             left = total_budget - (time.monotonic() - started)
-            if positions[i].is_won:
+            here = VARIANTS[variant].from_board_text(boards[i])
+            if here.is_won:
                 judged[i] = WINNABLE
             elif left <= 0.05:
-                cached = solver.peek(positions[i])
+                cached = solver.peek(here)
                 judged[i] = cached.verdict if cached is not None else UNKNOWN
             else:
                 found = await solver.verdict(
-                    positions[i], min(solver.budget, left), owner=owner,
+                    here, min(solver.budget, left), owner=owner,
                     deadline=time.monotonic() + min(solver.budget, left) + ANSWER_SLACK,
                 )  # fmt: skip
                 judged[i] = found.verdict
         return judged[i]
 
     body: dict[str, Any] = {
-        "status": game.status,
-        "version": game.version,
+        "status": status,
+        "version": version,
         "lost_at": None,
         "complete": True,
     }
-    last = len(positions) - 1
-    if game.status == "won":
+    last = len(seqs) - 1
+    if status == WON:
         pass
     elif (end := await judge(last)) != UNWINNABLE:
         body["complete"] = end == WINNABLE
@@ -89,18 +125,3 @@ async def analysis(
             body["first_unwinnable"] = seqs[hi]
     body["verdicts"] = [{"seq": seqs[i], "verdict": judged[i]} for i in sorted(judged)]
     return body
-
-
-def _positions_along(
-    events: list[tuple[int, str, dict[str, Any]]],
-) -> tuple[Game, list[int], list[Position]]:
-    """The game at the end of the log, the seqs, and the layout after each event (copies
-    without history: linear in the log's length)."""
-    game = Game.replay([Event(events[0][1], events[0][2])])
-    seqs = [events[0][0]]
-    positions = [game.position.copy(stack=False)]
-    for seq, kind, data in events[1:]:
-        game.apply(Event(kind, data))
-        seqs.append(seq)
-        positions.append(game.position.copy(stack=False))
-    return game, seqs, positions

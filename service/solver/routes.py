@@ -7,15 +7,15 @@ from typing import Any
 
 from aiohttp import web
 
-from engine import Game, clock_stopped, find_variant
-from service.base.errors import Conflict
+from engine import Game, find_variant
 from service.base.http import game_id, idempotency, json_response, parse_body
-from service.base.keys import BACKEND_KEY, LIMITS_KEY, SETTINGS_KEY
+from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
 from service.games import commands, positions
 from service.games.routes import written
 from service.games.schemas import VersionedRequest
 from service.players.auth import caller
-from service.solver import hints, postmortem
+from service.solver import hints, owners, postmortem
+from service.solver.analyses import ANALYSES_KEY
 from service.solver.daily import daily_view
 from service.solver.lines import line_from_record
 from service.solver.verdicts import SOLVER_KEY
@@ -27,18 +27,14 @@ async def hint(request: web.Request) -> web.Response:
     player = await caller(request)
     body, raw = await parse_body(request, VersionedRequest)
     solver = request.app[SOLVER_KEY]
-    limits = request.app.get(LIMITS_KEY)
+    who = owners.of_request(request, player.id)
 
     async def judge(game: Game) -> dict[str, Any]:
         # only a new search is charged: a hint along the line on the game's record, or on
         # a position known or being searched already, costs nothing
-        if (
-            limits is not None
-            and line_from_record(game) is None
-            and solver.would_search(game.position)
-        ):
-            limits.search(player.id)
-        return await hints.hint(solver, game, owner=f"player:{player.id}")
+        if line_from_record(game) is None and solver.would_search(game.position):
+            owners.charge(request, who)
+        return await hints.hint(solver, game, owner=who)
 
     answer = await commands.give_hint(
         request.app[BACKEND_KEY], judge, gid, player, body.expected_version,
@@ -49,41 +45,43 @@ async def hint(request: web.Request) -> web.Response:
 
 async def hint_after(request: web.Request) -> web.Response:
     """GET: the hint on a game that is over, recorded nowhere (anyone may ask)."""
-    live = await positions.current(request.app[BACKEND_KEY], game_id(request))
-    commands.refuse_hints_in_races(live)
+    backend = request.app[BACKEND_KEY]
+    live = await positions.current(backend, game_id(request))
+    await commands.refuse_hints_in_races(backend, live)
     game = live.game.copy()
-    if not clock_stopped(game.status):
-        raise Conflict(
-            "the game is in play: a hint is part of its record, so ask for one with"
-            " POST /v1/games/{id}/hint and the player's token",
-            current_version=game.version,
-        )
-    limits = request.app.get(LIMITS_KEY)
-    if limits is not None and request.app[SOLVER_KEY].would_search(game.position):
-        limits.search(request.remote or "-")
-    answer = await hints.hint(request.app[SOLVER_KEY], game, owner=f"address:{request.remote}")
+    hints.require_over(game, "a hint read without a record")
+    who = owners.of_request(request)
+    if request.app[SOLVER_KEY].would_search(game.position):
+        owners.charge(request, who)
+    answer = await hints.hint(request.app[SOLVER_KEY], game, owner=who)
     return json_response(hints.public_hint(answer))
 
 
 async def analysis(request: web.Request) -> web.Response:
+    """GET: a finished game's analysis, computed once and kept (service/solver/analyses.py)."""
     backend = request.app[BACKEND_KEY]
     gid = game_id(request)
-    live = await positions.current(backend, gid)
-    if not clock_stopped(live.game.status):
-        raise Conflict(
-            "the game is still being played: analysis is for a game that is over "
-            "(won, abandoned or blocked)",
-            current_version=live.game.version,
-        )
-    limits = request.app.get(LIMITS_KEY)
-    if limits is not None:  # each analysis may search many positions
-        limits.search(request.remote or "-")
-    stored = await backend.store.read_events(gid, after=0, limit=live.game.version)
-    events = [(e.seq, e.type, e.data) for e in stored]
-    body = await postmortem.analysis(
-        request.app[SOLVER_KEY], events, request.app[SETTINGS_KEY].analysis_budget_seconds,
-        owner=f"address:{request.remote}",
-    )  # fmt: skip
+    kept = request.app[ANALYSES_KEY]
+    body = kept.get(gid)  # kept: the game is over, and never changes
+    if body is None:
+        who = owners.of_request(request)
+        if kept.would_compute(gid):  # only a new analysis, which may search many positions
+            owners.charge(request, who)
+
+        async def compute() -> dict[str, Any]:
+            # a finished game is known by its row; its log is replayed by a search process
+            version = await postmortem.version_if_over(backend, gid)
+            if version is None:  # no such game, or not over: the rules say which (404, 409)
+                live = await positions.current(backend, gid)
+                hints.require_over(live.game, "the analysis")
+                version = live.game.version
+            request.app[METRICS_KEY].analyses.inc()
+            return await postmortem.of_game(
+                backend, request.app[SOLVER_KEY], gid, version,
+                request.app[SETTINGS_KEY].analysis_budget_seconds, who,
+            )  # fmt: skip
+
+        body = await kept.share(gid, compute)
     return json_response(body)
 
 

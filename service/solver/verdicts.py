@@ -2,8 +2,9 @@
 hold, in the pool of pool.py.
 
 Concurrent requests for one position share one search, which goes on (and is cached) even
-if the requests go away; each request is answered by its deadline, and the searches a
-player (or an address) and everyone together may have going are bounded.
+if the requests go away; each request is answered by its deadline, and the searches each
+owner (a player, a client address: a search counts against all its owners, see
+service/solver/owners.py) and everyone together may have going are bounded.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -23,9 +25,23 @@ from service.solver.cache import Entry, Key, Verdict, VerdictCache, key_of
 from service.solver.pool import MIN_SEARCH, Steps, make_pool, search_board
 
 log = logging.getLogger("service.solver")
+T = TypeVar("T")
 
 ANSWER_SLACK = 0.4  # seconds past its budget a request waits for a search at most
 PER_OWNER = 2  # searches one player (or address) may have waiting or running at once
+# of which background searches (a new game's opening) may take this many: the owner's
+# other place stays free for a hint
+PREFETCH_PER_OWNER = PER_OWNER - 1
+
+Owners = str | Sequence[str] | None
+"""Who a search counts against: one owner ("player:<id>", "address:<ip>"), several (a
+search counts against each), or nobody."""
+
+
+def _owner_keys(owner: Owners) -> tuple[str, ...]:
+    if owner is None:
+        return ()
+    return (owner,) if isinstance(owner, str) else tuple(owner)
 
 
 class Solver(VerdictCache):
@@ -67,6 +83,23 @@ class Solver(VerdictCache):
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
 
+    async def offload(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a search process: work that would hold the service's interpreter
+        too long (replaying a long log for an analysis). A pool a dead process broke is
+        replaced, and asked once more."""
+        try:
+            return await self._in_pool(fn, *args)
+        except BrokenProcessPool:
+            log.error("a solver process died; starting a new pool")
+            self._executor = None
+            return await self._in_pool(fn, *args)
+
+    async def _in_pool(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the pool. The pool's first task starts its processes, which takes
+        a while (up to a second): tasks are handed over from a thread, off the event loop."""
+        done = await asyncio.to_thread(self._pool().submit, fn, *args)
+        return await asyncio.wrap_future(done)
+
     # searching -----------------------------------------------------------------
 
     def would_search(self, position: Position, budget: float | None = None) -> bool:
@@ -79,22 +112,41 @@ class Solver(VerdictCache):
             return False
         return key not in self._running
 
-    def prefetch(self, position: Position) -> None:
+    def _busy(self, owners: tuple[str, ...], most: int = PER_OWNER) -> bool:
+        """Whether one of ``owners`` has ``most`` searches going already."""
+        return any(self._owners.get(owner, 0) >= most for owner in owners)
+
+    def prefetch(
+        self,
+        position: Position,
+        owner: Owners = None,
+        charge: Callable[[], bool] | None = None,
+    ) -> bool:
         """Start the search for a position soon to be asked about (a new game's opening, the
         day's deal) in the background, when the workers are idle enough; its verdict is
-        then cached by the time the player asks."""
-        if not self.prefetching or len(self._running) >= self.max_pending // 2:
-            return
+        then cached by the time the player asks.  The search counts against ``owner`` (the
+        game's creator), each of whom may have PREFETCH_PER_OWNER of them going (besides,
+        PER_OWNER searches in all); ``charge``, asked last, may still say no (the owners'
+        rate).  Returns whether the search started."""
+        owners = _owner_keys(owner)
+        if (
+            not self.prefetching
+            or len(self._running) >= self.max_pending // 2
+            or self._busy(owners, PREFETCH_PER_OWNER)
+        ):
+            return False
         key = key_of(position)
-        if key not in self and key not in self._running:
-            self._start(key, position, self.budget)
+        if key in self or key in self._running or (charge is not None and not charge()):
+            return False
+        self._start(key, position, self.budget, owners)
+        return True
 
     async def verdict(
         self,
         position: Position,
         budget: float | None = None,
         *,
-        owner: str | None = None,
+        owner: Owners = None,
         deadline: float | None = None,
     ) -> Verdict:
         """The verdict on ``position`` within ``budget`` seconds (the service's by default).
@@ -103,9 +155,10 @@ class Solver(VerdictCache):
         the request that started it goes away.  The answer comes by ``deadline`` (a
         ``time.monotonic()``; by default the budget and ANSWER_SLACK from now), "unknown" if
         the search has not ended by then, whoever else is searching: a search waiting for a
-        worker gets only the time left to it.  ``owner`` (a player, an address) may have
-        PER_OWNER new searches going at once; beyond that, and beyond ``max_pending`` in
-        all, the answer is "unknown" at once rather than a place in a queue."""
+        worker gets only the time left to it.  Each ``owner`` (a player, an address; a new
+        search counts against every one) may have PER_OWNER searches going at once; beyond
+        that for any of them, and beyond ``max_pending`` in all, the answer is "unknown" at
+        once rather than a place in a queue."""
         budget = self.budget if budget is None else budget
         if deadline is None:
             deadline = time.monotonic() + budget + ANSWER_SLACK
@@ -116,15 +169,14 @@ class Solver(VerdictCache):
         running = self._running.get(key)
         fresh = running is None
         if running is None:
-            if len(self._running) >= self.max_pending or (
-                owner is not None and self._owners.get(owner, 0) >= PER_OWNER
-            ):
+            owners = _owner_keys(owner)
+            if len(self._running) >= self.max_pending or self._busy(owners):
                 # the workers have more than enough to do: answer at once rather than queue
                 return Verdict(UNKNOWN, None, "none")
             budget = min(budget, deadline - ANSWER_SLACK - time.monotonic())
             if budget < MIN_SEARCH:
                 return Verdict(UNKNOWN, None, "none")
-            running = self._start(key, position, budget, owner)
+            running = self._start(key, position, budget, owners)
         try:
             entry = await asyncio.wait_for(
                 asyncio.shield(running), timeout=max(0.0, deadline - time.monotonic())
@@ -134,22 +186,24 @@ class Solver(VerdictCache):
         return entry.answer(position, not fresh)
 
     def _start(
-        self, key: Key, position: Position, budget: float, owner: str | None = None
+        self, key: Key, position: Position, budget: float, owners: tuple[str, ...] = ()
     ) -> asyncio.Task[Entry]:
         task = asyncio.get_running_loop().create_task(
             self._run(key, position.name, position.board_text(), layout(position), budget)
         )
         self._running[key] = task
         task.add_done_callback(_retrieve)
-        if owner is not None:
-            self._owners[owner] = self._owners.get(owner, 0) + 1
+        if owners:
+            for owner in owners:
+                self._owners[owner] = self._owners.get(owner, 0) + 1
 
             def release(_: object) -> None:
-                left = self._owners.get(owner, 1) - 1
-                if left > 0:
-                    self._owners[owner] = left
-                else:
-                    self._owners.pop(owner, None)
+                for owner in owners:
+                    left = self._owners.get(owner, 1) - 1
+                    if left > 0:
+                        self._owners[owner] = left
+                    else:
+                        self._owners.pop(owner, None)
 
             task.add_done_callback(release)
         return task
@@ -167,14 +221,11 @@ class Solver(VerdictCache):
     async def _search(
         self, variant: str, board: str, where: Layout, budget: float
     ) -> tuple[Entry, Steps]:
-        loop = asyncio.get_running_loop()
         self.searches += 1
         deadline = time.monotonic() + budget  # a search that waits for a worker gets less
         try:
             verdict, texts, _states, how, steps = await asyncio.wait_for(
-                loop.run_in_executor(
-                    self._pool(), search_board, variant, board, budget, self.library, deadline
-                ),
+                self._in_pool(search_board, variant, board, budget, self.library, deadline),
                 timeout=budget + 30.0,
             )
         except BrokenProcessPool:

@@ -4,10 +4,11 @@ was derived from it: its `games` row (the projection) and its player's leaderboa
 Beyond the rules of each move, the log itself is checked: with autoplay on, every write
 left no safe automatic move unplayed; with autoplay off, no move is automatic; every hint
 names a legal move of its position (service/verify/replay.py). The board entries are
-checked for the boards each win belongs on (hinted or not, undone or not, played at a
-hand's pace or not: the pace is the median time between the player's own moves, measured
-on the log, against MIN_MEDIAN_MOVE_MS as this run is configured), and each entry is the
-player's best win of the board by the boards' order (service/boards/order.py).
+checked for the boards each win belongs on (assisted or not, by the engine's rule,
+GameRecord.assisted; undone or not; played at a hand's pace or not: the pace is the median
+time between the player's own moves, measured on the log, against MIN_MEDIAN_MOVE_MS as
+this run is configured), and each entry is the player's best win of the board by the
+boards' order (service/boards/order.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ BATCH = 500
 # the projection's columns compared with the replay, in the order they are reported
 COLUMNS = (
     "player_id", "variant", "deal", "autoplay", "status", "version", "moves", "undos",
-    "hints", "foundation_cards", "created_at", "updated_at", "finished_at", "elapsed_ms",
+    "hints", "assisted", "foundation_cards", "created_at", "updated_at", "finished_at",
+    "elapsed_ms",
 )
 
 
@@ -131,7 +133,7 @@ class GameChecks:
                 key = (expected["variant"], expected["deal"], expected["player_id"])
                 self.wins.setdefault(key, []).append(
                     Win(gid, expected["elapsed_ms"], expected["moves"], expected["undos"],
-                        expected["finished_at"], expected["hints"] > 0, expected["pace_ms"])
+                        expected["finished_at"], expected["assisted"], expected["pace_ms"])
                 )
 
     async def leaderboards(self) -> None:

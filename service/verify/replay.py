@@ -17,9 +17,10 @@ from datetime import datetime
 from typing import Any
 
 from engine import EngineError, Event, Game
-from engine.game import CARD_MOVED, GAME_CREATED, MOVE_REDONE, MOVE_UNDONE
+from engine.game import CARD_MOVED, GAME_CREATED
 from service.boards import order
 from service.games.clock import finished_at_after
+from service.games.played import is_players, played_at
 from service.games.views import elapsed_ms
 
 
@@ -53,12 +54,13 @@ class Win:
 
 def pace_ms(events: Sequence[Any]) -> float | None:
     """The median time in milliseconds between the player's own actions (moves, undos,
-    redos), counted from the game's creation; None when the player made none (as the
-    database's game_median_move_ms measures it)."""
+    redos), counted from the game's creation, each when it was played (a batch's move
+    may say: service/games/played.py); None when the player made none (as the database's
+    game_median_move_ms measures it)."""
+    created = events[0]["at"]
     times = [
-        e["at"] for e in events
-        if e["seq"] == 1 or e["type"] in (MOVE_UNDONE, MOVE_REDONE)
-        or (e["type"] == CARD_MOVED and not e["data"].get("auto"))
+        created, *(played_at(created, e["at"], e["data"]) for e in events[1:]
+                   if is_players(e["type"], e["data"]))
     ]
     gaps = [(b - a).total_seconds() * 1000 for a, b in itertools.pairwise(times)]
     return statistics.median(gaps) if gaps else None
@@ -132,6 +134,7 @@ def replay(events: Sequence[Any]) -> dict[str, Any]:
         "moves": game.moves,
         "undos": game.undos,
         "hints": game.hints,
+        "assisted": game.assisted,  # the engine's rule (a hint gave something away)
         "foundation_cards": game.position.foundation_cards,
         "created_at": first["at"],
         "updated_at": events[-1]["at"],

@@ -4,14 +4,18 @@ out on every instance within a second, link codes short, readable, once, guesses
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import re
 import time
+from pathlib import Path
+from typing import Any
 
 import asyncpg
 from aiohttp.test_utils import TestClient
 
 from service.players import accounts as players_module
-from service.players.accounts import LINK_ALPHABET
+from service.players.link_codes import LINK_ALPHABET
 
 from .helpers import auth, new_game, new_player
 from .test_leaderboards import get
@@ -22,6 +26,14 @@ CODE = re.compile(r"[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}")
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+async def link(client: TestClient, code: str, device: str) -> dict[str, Any]:
+    """The new device's answer to a link code (no token: the code is the proof)."""
+    r = await client.post("/v1/tokens", json={"code": code, "device": device})
+    assert r.status == 201, await r.text()
+    answer: dict[str, Any] = await r.json()
+    return answer
 
 
 async def test_a_second_token_lists_without_its_secret(client: TestClient) -> None:
@@ -204,3 +216,109 @@ async def test_tokens_of_players_made_before_devices_keep_working(db_url: str) -
         assert me["name"] == "old"
         tokens = await get(client, "/v1/players/me/tokens", headers=bearer(token))
         assert [t["device"] for t in tokens["tokens"]] == ["first device"]
+
+
+async def test_signing_a_device_out_cancels_the_codes_it_made(client: TestClient) -> None:
+    ada = await new_player(client)
+    ipad = await post(client, ada, "/v1/players/me/tokens", {"device": "iPad"})
+    from_ipad = [await post(client, {"token": ipad["token"]}, "/v1/players/me/link-codes")
+                 for _ in range(2)]
+    from_first = await post(client, ada, "/v1/players/me/link-codes")
+    r = await client.delete(f"/v1/players/me/tokens/{ipad['id']}", headers=auth(ada))
+    assert r.status == 204
+    for code in from_ipad:
+        r = await client.post("/v1/tokens", json={"code": code["code"], "device": "Phone"})
+        assert r.status == 422, await r.text()
+        assert "wrong, used or expired" in (await r.json())["detail"]
+    # the codes of the device still signed in are still good
+    linked = await link(client, from_first["code"], "TV")
+    assert linked["player"]["id"] == ada["id"]
+
+
+async def test_redeeming_a_code_obeys_the_cap_on_tokens(client: TestClient) -> None:
+    ada = await new_player(client)
+    code = await post(client, ada, "/v1/players/me/link-codes")
+    for i in range(players_module.MAX_TOKENS - 1):
+        await post(client, ada, "/v1/players/me/tokens", {"device": f"d{i}"})
+    r = await client.post("/v1/tokens", json={"code": code["code"], "device": "one more"})
+    assert r.status == 409, await r.text()
+    assert "sign one out first" in (await r.json())["detail"]
+    listed = await get(client, "/v1/players/me/tokens", headers=auth(ada))
+    assert len(listed["tokens"]) == players_module.MAX_TOKENS
+    # the code was not spent: with a device signed out, it links one
+    r = await client.delete(f"/v1/players/me/tokens/{listed['tokens'][-1]['id']}",
+                            headers=auth(ada))
+    assert r.status == 204
+    linked = await link(client, code["code"], "one more")
+    assert linked["player"]["id"] == ada["id"]
+
+
+async def test_two_redemptions_at_one_below_the_cap_make_one_token(
+    client: TestClient, db_url: str
+) -> None:
+    """Both redemptions wait on the player's row, held here, until both are waiting: the
+    one that goes second must count the first one's token."""
+    ada = await new_player(client)
+    codes = [await post(client, ada, "/v1/players/me/link-codes") for _ in range(2)]
+    for i in range(players_module.MAX_TOKENS - 2):
+        await post(client, ada, "/v1/players/me/tokens", {"device": f"d{i}"})
+    conn, watch = await asyncpg.connect(db_url), await asyncpg.connect(db_url)
+    try:
+        holding = conn.transaction()
+        await holding.start()
+        await conn.execute("SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE", ada["id"])
+        redeem = [
+            asyncio.create_task(client.post("/v1/tokens", json={"code": c["code"],
+                                                                "device": f"new {i}"}))
+            for i, c in enumerate(codes)
+        ]
+        # watched from another connection: inside the holding transaction,
+        # pg_stat_activity would show the snapshot of its first read
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'" \
+                  " AND datname = current_database()"
+        deadline = time.monotonic() + 30  # a guard against hanging, not a measure
+        while await watch.fetchval(waiting) < 2:
+            assert time.monotonic() < deadline, "the redemptions do not wait for the player"
+            await asyncio.sleep(0.02)
+        await holding.rollback()
+        statuses = sorted(r.status for r in await asyncio.gather(*redeem))
+        assert statuses == [201, 409]
+        in_use = await conn.fetchval(
+            "SELECT count(*) FROM device_tokens WHERE revoked_at IS NULL")
+        assert in_use == players_module.MAX_TOKENS
+    finally:
+        await conn.close()
+        await watch.close()
+
+
+async def test_link_codes_are_stored_under_the_servers_key(db_url: str) -> None:
+    async with instance(db_url, link_code_key="a server secret") as client:
+        ada = await new_player(client)
+        code = (await post(client, ada, "/v1/players/me/link-codes"))["code"]
+    plain = code.replace("-", "").encode()
+    conn = await asyncpg.connect(db_url)
+    try:
+        stored = bytes(await conn.fetchval("SELECT code_hash FROM link_codes"))
+    finally:
+        await conn.close()
+    assert stored != hashlib.sha256(plain).digest()
+    assert stored != hashlib.sha256(b"link-code:" + plain).digest()
+    assert stored == hmac.new(b"a server secret", plain, hashlib.sha256).digest()
+
+
+async def test_without_a_key_set_every_instance_of_a_machine_shares_one(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The key made at the first start is kept beside DATA_DIR: another worker, or the
+    same service started again, reads it back and takes the codes made before."""
+    data = {"data_dir": tmp_path / "data", "link_code_key": None}
+    async with instance(db_url, **data) as first:
+        ada = await new_player(first)
+        code = (await post(first, ada, "/v1/players/me/link-codes"))["code"]
+    kept = tmp_path / ".link-code-key"
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert len(kept.read_text().strip()) == 64
+    async with instance(db_url, **data) as again:
+        linked = await link(again, code, "iPad")
+    assert linked["player"]["id"] == ada["id"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".link-code-key"]

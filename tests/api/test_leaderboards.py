@@ -163,8 +163,8 @@ async def test_pages_by_cursor_and_around_me(client: TestClient, store: EventSto
         names += [e["player"]["name"] for e in page["entries"]]
         ranks += [e["rank"] for e in page["entries"]]
         url = page["next"] and f"/v1/leaderboards/freecell/617?limit=4&cursor={page['next']}"
-        if url:  # a new win between pages, ahead of everyone
-            newcomer = await new_player(client, "newcomer")
+        if url:  # a new win between pages, ahead of everyone (each newcomer their own name)
+            newcomer = await new_player(client, f"newcomer {len(names)}")
             await record_win(store, newcomer["id"], 1_000, 50, T0)
     assert names == order and ranks == list(range(1, 15))
 

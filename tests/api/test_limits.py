@@ -1,13 +1,26 @@
 """Limits that keep one client from hurting the others: a game's log has a size, names
 cannot impersonate, a client's request id is taken only when harmless, the page is served
-with a Content-Security-Policy."""
+with a Content-Security-Policy, a finished game's analysis is computed once."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import threading
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import asyncpg
 from aiohttp.test_utils import TestClient
 
 from service.base.backend import Lru
 
+from ..faults.helpers import ServiceProcess
+from ..openapi_check import validating_trace_config
 from .helpers import auth, new_game, new_player
 from .test_records import instance
 
@@ -111,18 +124,10 @@ def test_a_copy_without_its_stack_costs_the_layout_only() -> None:
     assert pos.copy().move_stack == pos.move_stack
 
 
-async def test_analysing_the_longest_game_leaves_others_answered(db_url: str) -> None:
-    """A log of MAX_GAME_EVENTS (5000) events, cheap to make (a card from cell to cell and
-    back), replayed by an instance that has never seen it and analysed: meanwhile another
-    client's reads keep coming back within a second, and memory grows by little."""
-    import asyncio
-    import json
-    import resource
-    import time
-    import uuid
-
-    import asyncpg
-
+async def longest_game(db_url: str) -> tuple[dict[str, Any], str]:
+    """A FreeCell game whose log holds MAX_GAME_EVENTS (5000) events, cheap to make (a card
+    from cell to cell and back), the last of them its abandonment: (its player, its id).
+    Made through an instance that is gone after: no instance has it in memory."""
     from engine import Game, Move
     from service.database.embedded import asyncpg_dsn
 
@@ -153,12 +158,21 @@ async def test_analysing_the_longest_game_leaves_others_answered(db_url: str) ->
             )
         finally:
             await conn.close()
-
-    async with instance(db_url) as fresh:  # nothing of the game in its memory
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        r = await fresh.post(f"{url}/abandon", json={}, headers=auth(ada))
+        r = await client.post(f"{url}/abandon", json={}, headers=auth(ada))
         assert r.status == 201, await r.text()
         assert (await r.json())["game"]["version"] == 5000
+    return ada, gid
+
+
+async def test_analysing_the_longest_game_leaves_others_answered(db_url: str) -> None:
+    """The longest log, replayed by an instance that has never seen it and analysed:
+    meanwhile another client's reads keep coming back within a second, and memory grows by
+    little."""
+    import resource
+
+    ada, gid = await longest_game(db_url)
+    async with instance(db_url) as fresh:  # nothing of the game in its memory
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         other = await new_game(fresh, ada, deal=5)
         slowest = 0.0
         done = False
@@ -174,7 +188,7 @@ async def test_analysing_the_longest_game_leaves_others_answered(db_url: str) ->
 
         reader = asyncio.create_task(reads())
         try:
-            r = await fresh.get(f"{url}/analysis")
+            r = await fresh.get(f"/v1/games/{gid}/analysis")
             assert r.status == 200, await r.text()
             body = await r.json()
         finally:
@@ -184,3 +198,78 @@ async def test_analysing_the_longest_game_leaves_others_answered(db_url: str) ->
         grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
         assert slowest < 1.0, slowest
         assert grown_mb < 150, grown_mb
+
+
+async def analyses_computed(session: aiohttp.ClientSession, base: str) -> float:
+    """The service's count of analyses computed, off /metrics."""
+    async with session.get(f"{base}/metrics") as r:
+        assert r.status == 200
+        for line in (await r.text()).splitlines():
+            if line.startswith("solitaire_analyses_computed_total "):
+                return float(line.split()[1])
+    raise AssertionError("no solitaire_analyses_computed_total on /metrics")
+
+
+async def test_forty_analyses_of_the_longest_game_are_one_and_leave_health_answered(
+    db_url: str, tmp_path: Path
+) -> None:
+    """API.md: a finished game's analysis is computed once and kept; forty analyses of the
+    longest game at once leave /healthz under 100 ms. The service runs as a process of its
+    own that has never seen the game; forty requests at once while /healthz is asked every
+    10 ms: each /healthz answers within 100 ms, the forty get one answer, computed once;
+    a request after them gets it kept, computed no more."""
+    ada, gid = await longest_game(db_url)
+    service = ServiceProcess(db_url, tmp_path / "service.log")
+    service.start()
+    try:
+        await service.ready()
+        base = service.base
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as session:
+            async with session.post(f"{base}/v1/games", headers=auth(ada),
+                                    json={"variant": "freecell", "deal": 5}) as r:
+                assert r.status == 201  # (its opening's search starts the solver's process)
+                other = (await r.json())["id"]
+
+            async def read(path: str) -> tuple[int, Any]:
+                async with session.get(f"{base}{path}") as r:
+                    return r.status, await r.json()
+
+            # forty connections, and the service's pool of database connections, opened
+            # by forty reads of another game: what follows costs only what the analyses do
+            assert {s for s, _ in await asyncio.gather(
+                *(read(f"/v1/games/{other}") for _ in range(40)))} == {200}
+            assert await analyses_computed(session, base) == 0
+            health: list[float] = []
+            done = threading.Event()
+
+            def healthz() -> None:
+                """Asked from a thread of its own, so that the time measured is the
+                service's and not this loop's, busy with the forty answers."""
+                while not done.is_set():
+                    t0 = time.perf_counter()
+                    with urllib.request.urlopen(f"{base}/healthz", timeout=5) as r:
+                        assert r.status == 200
+                    health.append(time.perf_counter() - t0)
+                    time.sleep(0.01)
+
+            poller = asyncio.get_running_loop().run_in_executor(None, healthz)
+            try:
+                await asyncio.sleep(0.05)
+                answers = await asyncio.gather(
+                    *(read(f"/v1/games/{gid}/analysis") for _ in range(40))
+                )
+            finally:
+                done.set()
+                await poller
+            assert len(health) >= 3 and max(health) < 0.1, sorted(health)[-5:]
+            assert [status for status, _ in answers] == [200] * 40, answers[0]
+            body = answers[0][1]
+            assert all(b == body for _, b in answers)
+            assert body["status"] == "abandoned" and body["version"] == 5000
+            assert await analyses_computed(session, base) == 1
+        async with aiohttp.ClientSession(trace_configs=[validating_trace_config()]) as session:
+            async with session.get(f"{base}/v1/games/{gid}/analysis") as r:
+                assert r.status == 200 and await r.json() == body
+            assert await analyses_computed(session, base) == 1
+    finally:
+        service.stop()

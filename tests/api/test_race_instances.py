@@ -11,6 +11,7 @@ from typing import Any
 
 import aiohttp
 import asyncpg
+from aiohttp.test_utils import TestClient
 
 from service.verify.run import verify
 
@@ -102,13 +103,13 @@ WAKE = 2.0
 async def test_the_other_instance_s_race_stream_is_told_not_polled(
     db_url: str, transport: dict[str, Any]
 ) -> None:
-    """With the race streams' poll out of the way (an hour), a socket on B still gets what
-    A writes to the race at once: the join, the start, every move's Progress and the
-    winner's PlayerFinished come to B by the live events' wake-ups (LISTEN/NOTIFY, or the
-    broker), like a game's."""
+    """A race stream's feed reads only when woken (its sweep comes every WS_SWEEP s, here an
+    hour): a socket on B still gets what A writes to the race at once: the join, the start,
+    every move's Progress and the winner's PlayerFinished come to B by the live events'
+    wake-ups (LISTEN/NOTIFY, or the broker), like a game's."""
     deal, line = shortest("freecell")
-    a = instance(db_url, race_poll_s=3600, race_tick_s=0.2, **transport)
-    b = instance(db_url, race_poll_s=3600, race_tick_s=3600, **transport)  # A starts it
+    a = instance(db_url, ws_sweep=3600, race_tick_s=0.2, **transport)
+    b = instance(db_url, ws_sweep=3600, race_tick_s=3600, **transport)  # A starts it
     async with a, b:
         ada, bob = await new_player(a, "ada"), await new_player(a, "bob")
         race = await new_race(a, ada, deal=deal, autoplay=False, max_minutes=1)
@@ -132,6 +133,73 @@ async def test_the_other_instance_s_race_stream_is_told_not_polled(
         finished = await next_of(ws, "PlayerFinished")
         assert (finished["data"]["player"], finished["data"]["status"]) == (ada["id"], "won")
         await ws.close()
+
+
+async def commits(db_url: str, *clients: TestClient) -> int:
+    """The transactions the test's database has committed, each instance's counted: a
+    PostgreSQL backend reports its counts when it ends a transaction a second or more after
+    it last did (else up to 10 s later), so after a second each instance's one pooled
+    connection ends one (/healthz) before the count is read."""
+    await asyncio.sleep(1.1)
+    for client in clients:
+        r = await client.get("/healthz")
+        assert r.status == 200
+    count: int = await fetch(
+        db_url, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+    )
+    return count
+
+
+async def test_idle_race_streams_cost_no_query_and_a_move_still_reaches_them(
+    db_url: str, transport: dict[str, Any]
+) -> None:
+    """API.md: a race's live stream costs no database query of its own while nothing
+    happens. A hundred races watched on B from one client, a socket each, and nothing
+    happening for 2 s: the database commits (almost) no transaction (each race's reader
+    polling its log every 0.2 s made some 1000 in that time). Then what the others write
+    reaches B's socket within WAKE seconds, by the live events' wake-ups: the start and the
+    end, by a third instance's clock, and a move on A between them."""
+    deal, line = shortest("freecell")
+    # one pooled connection each (the count reads what each has done); no clock: nothing is
+    # started or ended while they count; a race's minute lasts 10 s
+    quiet = {"race_tick_s": 3600, "pool_min": 1, "pool_max": 1, "race_minute_s": 10.0}
+    a = instance(db_url, **quiet, **transport)
+    b = instance(db_url, **quiet, **transport)
+    async with a, b, aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as client:
+        ada, bob = await new_player(a, "ada"), await new_player(a, "bob")
+        idle = [await new_race(a, ada, starts_in_s=600) for _ in range(99)]
+        sockets = []
+        for r in idle:
+            ws = await client.ws_connect(b.make_url(f"/v1/races/{r['id']}/stream"))
+            assert [(await ws.receive_json())["type"] for _ in range(2)] == [
+                "RaceCreated", "PlayerJoined"
+            ]
+            sockets.append(ws)
+        race = await new_race(a, ada, deal=deal, autoplay=False, max_minutes=1)
+        rid = race["id"]
+        await call(a, "POST", f"/v1/races/{rid}/join", bob)
+        ws = await client.ws_connect(b.make_url(f"/v1/races/{rid}/stream"))
+        assert [(await ws.receive_json())["type"] for _ in range(3)] == [
+            "RaceCreated", "PlayerJoined", "PlayerJoined"
+        ]
+        sockets.append(ws)
+
+        before = await commits(db_url, a, b)
+        await asyncio.sleep(2.0)
+        after = await commits(db_url, a, b)
+        assert after - before < 20, after - before
+
+        async with instance(db_url, race_tick_s=0.2, **transport):  # its clock: due at once
+            started = await next_of(ws, "RaceStarted")
+            game = {p["player"]: p["game_id"] for p in started["data"]["players"]}[ada["id"]]
+            await call(a, "POST", f"/v1/games/{game}/moves", ada, line[0].to_dict(), 201)
+            progress = await next_of(ws, "Progress")
+            assert (progress["data"]["player"], progress["data"]["moves"]) == (ada["id"], 1)
+            await until(race["ends_at"])
+            ended = await next_of(ws, "RaceEnded")
+            assert [r["status"] for r in ended["data"]["ranking"]] == ["abandoned"] * 2
+        for socket in sockets:
+            await socket.close()
 
 
 async def test_start_and_end_happen_once_under_concurrent_requests(db_url: str) -> None:

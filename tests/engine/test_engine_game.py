@@ -275,3 +275,21 @@ def test_the_clock_stops_when_won_blocked_or_abandoned() -> None:
     assert clock_stopped(blocked.status) and not blocked.is_over and blocked.can_undo
     blocked.undo()  # an undo revives a blocked game, and its clock runs again
     assert blocked.status == "playing" and not clock_stopped(blocked.status)
+
+
+def test_a_hint_that_found_nothing_leaves_the_game_unassisted() -> None:
+    """Every hint counts in `hints`; the game is assisted once one gave something away (a
+    move, or a verdict), not for one that found nothing (`unknown`, no move); a replay of
+    the log and a copy say the same."""
+    game, log = Game.new("freecell", 5, autoplay=False)
+    log += game.give_hint("unknown", None, None)
+    for g in (game, game.copy(), Game.replay(log), Game.replay(log, check=True)):
+        assert (g.hints, g.assisted) == (1, False)
+    first = game.position.legal_moves[0]
+    log += game.give_hint("winnable", first, 80, [str(first)])
+    for g in (game, game.copy(), Game.replay(log)):
+        assert (g.hints, g.assisted) == (2, True)
+    lost, lost_log = Game.new("freecell", 5, autoplay=False)
+    lost_log += lost.give_hint("unwinnable", None, None)  # a verdict gives something away
+    assert (lost.hints, lost.assisted) == (1, True) == (
+        Game.replay(lost_log).hints, Game.replay(lost_log).assisted)

@@ -16,14 +16,27 @@ export async function ensurePlayer({ create = true } = {}) {
   } else if (!create) {
     return null;
   } else {
-    const name = `Player ${Math.floor(1000 + Math.random() * 9000)}`;
-    const created = await api.createPlayer(name);
+    const created = await createWithFreeName();
     app.player = { id: created.id, name: created.name, token: created.token };
     localStorage.setItem(PLAYER_KEY, JSON.stringify(app.player));
   }
   api.token = app.player.token;
   $("#who").textContent = `Playing as ${app.player.name}`;
   return app.player;
+}
+
+/** A new player named "Player" and a random number: a name that looks like another
+ * player's is refused (409 name-taken), so another number is drawn then. */
+async function createWithFreeName() {
+  for (let attempt = 1; ; attempt++) {
+    const name = `Player ${Math.floor(100000 + Math.random() * 900000)}`;
+    try {
+      return await api.createPlayer(name);
+    } catch (error) {
+      const taken = error.status === 409 && (error.problem.type || "").endsWith("/name-taken");
+      if (!taken || attempt >= 5) throw error;
+    }
+  }
 }
 
 /** Plays on this device as `player` ({id, name, token}), from now on. */

@@ -1,0 +1,217 @@
+"""aiohttp's server with the limits on what one client's connections may hold
+(docs/faults.md, "Hostile input and limits on one client"):
+
+- a request whose headers and body are not complete REQUEST_TIMEOUT_S after its first
+  byte is answered 408 (problem+json) and its connection closed; the time a keep-alive
+  connection waits for its next request is not a request's (aiohttp closes it after its
+  keep-alive timeout);
+- with RATE_LIMITS on, an address holds at most MAX_CONNECTIONS_PER_ADDRESS connections at
+  once, WebSockets included, counted across the workers (service/base/addresses.py): the
+  next is closed as soon as it is accepted, before a byte of it is read.
+
+`run` serves an app as aiohttp's web.run_app does, with a `GuardedRunner`: aiohttp's
+AppRunner whose server makes `GuardedHandler`s, aiohttp's RequestHandler with its asyncio
+hooks extended (connection_made, data_received, connection_lost). A request's clock costs
+each read from the socket a few attribute reads and stores: no timer, no system call, no
+allocation. One sweep per process, every REQUEST_TIMEOUT_S / 8 (at most 1 s), counts the
+time in ticks and looks at every connection's clock.
+
+The address is the peer's: behind a reverse proxy every client has the proxy's address,
+so the proxy's own limits apply and this one should be set above what it sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import secrets
+import signal
+from typing import Any, cast
+
+from aiohttp import web
+from aiohttp.streams import StreamReader
+from aiohttp.web_protocol import RequestHandler
+
+from service.base.addresses import REFUSED, UNCOUNTED, AddressCounts
+from service.base.errors import RequestTimeout
+from service.base.http import SERVER
+from service.base.problems import problem_body
+from service.base.settings import Settings
+
+# what aiohttp's web.run_app gives a keep-alive connection waiting for its next request
+KEEPALIVE_SECONDS = 75.0
+
+
+class Guard:
+    """This process's limits: the settings, the address table, the request clock."""
+
+    def __init__(self, settings: Settings, counts: AddressCounts) -> None:
+        self.timeout = settings.request_timeout_s
+        self.step = min(1.0, self.timeout / 8)
+        # a request whose first byte came in tick b is due in tick b + ticks: at least
+        # `timeout` seconds later, at most `step` more
+        self.ticks = math.ceil(self.timeout / self.step) + 1
+        self.tick = 0
+        self.most = settings.max_connections_per_address if settings.rate_limits_on else 0
+        self.counts = counts
+
+    def late(self) -> RequestTimeout:
+        return RequestTimeout(f"the request was not complete {self.timeout:g} s after its"
+                              " first byte")  # fmt: skip
+
+    def late_answer(self) -> bytes:
+        """The 408 of a request whose headers never came whole (no handler has it)."""
+        exc = self.late()
+        body = problem_body(exc.status, exc.detail, exc.slug, exc.title)
+        head = (
+            f"HTTP/1.1 {exc.status} {exc.title}\r\n"
+            "Content-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\n"
+            "Connection: close\r\n"
+            f"Server: {SERVER}\r\n"
+            "X-Content-Type-Options: nosniff\r\n"
+            f"X-Request-Id: {secrets.token_hex(8)}\r\n\r\n"
+        )
+        return head.encode() + body
+
+
+class GuardedHandler(RequestHandler):
+    """aiohttp's handler of one connection, which counts its address and times its
+    requests (see the module's docstring)."""
+
+    __slots__ = ("_body", "_guard", "_slot", "began")
+
+    def __init__(self, manager: GuardedServer, **kwargs: Any) -> None:
+        super().__init__(manager, **kwargs)
+        self._guard = manager.guard
+        # the tick in which the first byte of the request now arriving came; -1: none is
+        self.began = -1
+        self._body: StreamReader | None = None  # the body of a request, still arriving
+        self._slot = UNCOUNTED  # its address's place in the table
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        guard = self._guard
+        if guard.most:
+            peer = transport.get_extra_info("peername")
+            address = peer[0] if isinstance(peer, tuple) else "-"
+            self._slot = guard.counts.take(address, guard.most)
+            if self._slot == REFUSED:
+                self.force_close()  # nothing it sends is read
+                transport.close()
+                return
+        super().connection_made(transport)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        slot, self._slot = self._slot, UNCOUNTED
+        self.began, self._body = -1, None
+        if slot == REFUSED:
+            return  # aiohttp never had it
+        if slot >= 0:
+            self._guard.counts.give_back(slot)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self.began < 0 and data and not self._upgraded:  # not a WebSocket's frames
+            self.began = self._guard.tick
+        count = self._request_count
+        RequestHandler.data_received(self, data)
+        # A request is complete when its headers and its body have come. (When one read
+        # completes a request and begins the next, pipelined, that one's clock starts
+        # with its next read.)
+        if self._request_count != count and self._messages:
+            body = self._messages[-1][1]
+            if body.is_eof():
+                self.began, self._body = -1, None
+            else:
+                self._body = body
+        elif self._body is not None and self._body.is_eof():
+            self.began, self._body = -1, None
+
+    def time_out(self) -> None:
+        """The request now arriving began REQUEST_TIMEOUT_S ago."""
+        body, self._body, self.began = self._body, None, -1
+        if self.transport is None or self._close or self._force_close:
+            return
+        if body is not None:
+            # its handler has it or will: reading the body raises RequestTimeout, which
+            # the problem middleware answers with 408; aiohttp then closes the connection
+            self.close()
+            body.set_exception(self._guard.late())
+        elif self._waiter is not None:
+            # between requests: no handler has one, so the 408 is written here
+            self.transport.write(self._guard.late_answer())
+            self.force_close()
+        else:
+            self.close()  # an earlier request is being answered: close after it
+
+
+class GuardedServer(web.Server):
+    """aiohttp's server, making GuardedHandlers, with the sweep of the request clock."""
+
+    def __init__(self, guard: Guard, handler: Any, *, request_factory: Any,
+                 handler_cancellation: bool, **handler_args: Any) -> None:
+        super().__init__(handler, request_factory=request_factory,
+                         handler_cancellation=handler_cancellation, **handler_args)
+        self.guard = guard
+        self.loop = asyncio.get_running_loop()
+        self.handler_args = handler_args
+        self._sweeping = self.loop.call_later(guard.step, self._sweep)
+
+    def __call__(self) -> GuardedHandler:
+        return GuardedHandler(self, loop=self.loop, **self.handler_args)
+
+    def _sweep(self) -> None:
+        guard = self.guard
+        guard.tick += 1
+        due = guard.tick - guard.ticks
+        for handler in cast(list[GuardedHandler], self.connections):
+            if 0 <= handler.began <= due:
+                handler.time_out()
+        self._sweeping = self.loop.call_later(guard.step, self._sweep)
+
+    async def shutdown(self, timeout: float | None = None) -> None:
+        await super().shutdown(timeout)
+        self._sweeping.cancel()
+
+
+class GuardedRunner(web.AppRunner):
+    """aiohttp's AppRunner with a GuardedServer: aiohttp starts the app and builds its
+    own server, whose handler and request factory the GuardedServer takes."""
+
+    def __init__(self, app: web.Application, guard: Guard, *, shutdown_timeout: float,
+                 **handler_args: Any) -> None:
+        super().__init__(app, shutdown_timeout=shutdown_timeout, **handler_args)
+        self.guard = guard
+        self.handler_args = handler_args
+
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        return GuardedServer(self.guard, server.request_handler,
+                             request_factory=server.request_factory,
+                             handler_cancellation=server.handler_cancellation,
+                             **self.handler_args)  # fmt: skip
+
+
+def run(app: web.Application, settings: Settings, counts: AddressCounts, reuse_port: bool,
+        shutdown_timeout: float) -> None:
+    """Serve `app` on HOST:PORT until SIGTERM or SIGINT, then shut down as aiohttp does:
+    stop accepting, close idle connections, let requests under way finish (within
+    `shutdown_timeout`), run the app's shutdown and cleanup."""
+
+    async def serve() -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        runner = GuardedRunner(app, Guard(settings, counts), access_log=None,
+                               keepalive_timeout=KEEPALIVE_SECONDS,
+                               shutdown_timeout=shutdown_timeout)  # fmt: skip
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, settings.host, settings.port, reuse_port=reuse_port)
+            await site.start()
+            await stop.wait()
+        finally:
+            await runner.cleanup()
+
+    asyncio.run(serve())

@@ -1,0 +1,99 @@
+"""When the player's own actions were played: the times the boards' pace rule reads.
+
+A move of a batch may say when it was played (`played_ms`: whole milliseconds since the
+game's `created_at`, by the client's clock: a phone that played offline sends its moves at
+once, later). It is kept in the data of the move's CardMoved event, and of the automatic
+moves it set off, which follow it. Any other action of the player (a move that says
+nothing, an undo, a redo) was played when it arrived: its event's `at`.
+
+A batch's times go forward: each move's is at or after the game's previous action (its
+`played_ms`, else its arrival) and the batch's move before it (a move that says nothing
+counts at the batch's arrival), and none is after the moment the batch arrived; else the
+batch is refused with 422 naming the move (:func:`check`, in the write path). So a time
+can be claimed only once it has passed, and an offline win at a person's pace is verified
+as an online one is. The pace rule reads the same times in the database
+(game_median_move_ms, migrations/sql/0009_pace.sql) and in `python -m service verify`
+(service/verify/replay.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from engine import Event
+from engine.game import CARD_MOVED, MOVE_REDONE, MOVE_UNDONE
+from service.base.errors import BadMoveTime
+from service.games.clock import whole_ms
+
+PLAYED_MS: Final = "played_ms"
+
+
+def is_players(kind: str, data: Mapping[str, Any]) -> bool:
+    """Whether an event is the player's own action: a move, an undo or a redo (automatic
+    moves and hints are not)."""
+    return kind in (MOVE_UNDONE, MOVE_REDONE) or (kind == CARD_MOVED and not data.get("auto"))
+
+
+def played_at(created_at: datetime, at: datetime, data: Mapping[str, Any]) -> datetime:
+    """When an event of a game created at `created_at`, appended at `at`, was played."""
+    given = data.get(PLAYED_MS)
+    return at if given is None else created_at + timedelta(milliseconds=given)
+
+
+def played_ms(created_at: datetime, at: datetime, data: Mapping[str, Any]) -> int:
+    """:func:`played_at` in whole milliseconds since the game's creation."""
+    given = data.get(PLAYED_MS)
+    return whole_ms(created_at, at) if given is None else int(given)
+
+
+def stamped(events: list[Event], ms: int | None) -> list[Event]:
+    """A move's events (the move and its automatic moves) saying it was played at `ms`."""
+    if ms is None:
+        return events
+    return [Event(e.type, {**e.data, PLAYED_MS: ms}) if e.type == CARD_MOVED else e
+            for e in events]
+
+
+def last_action_ms(
+    last: int, created_at: datetime, at: datetime, events: Iterable[Event]
+) -> int:
+    """The time of the game's last action once `events`, appended at `at`, follow an
+    action played at `last` (ms since the creation)."""
+    for e in events:
+        if is_players(e.type, e.data):
+            last = played_ms(created_at, at, e.data)
+    return last
+
+
+def check(events: Iterable[Event], last: int, created_at: datetime, arrival: datetime) -> None:
+    """Refuse (BadMoveTime, 422 with the move's `index` in the batch) a write whose moves
+    say they were played before the game's previous action (played at `last`, ms since
+    the creation), before the move before them, or after `arrival`."""
+    index = -1
+    now: int | None = None  # the arrival, in ms since the creation (once needed)
+    before = "the game's previous action"
+    for e in events:
+        if e.type != CARD_MOVED or e.data.get("auto"):
+            continue
+        index += 1
+        given = e.data.get(PLAYED_MS)
+        if now is None:
+            now = whole_ms(created_at, arrival)
+        if given is None:  # timed at its arrival
+            last, before = now, f"move {index}, which is timed at its arrival"
+            continue
+        if given < last:
+            raise BadMoveTime(
+                f"move {index} of the batch (from 0): played_ms {given} is before {before}"
+                f" ({last} ms after the game's creation): a batch's times go forward",
+                index=index,
+            )
+        if given > now:
+            raise BadMoveTime(
+                f"move {index} of the batch (from 0): played_ms {given} is after the batch"
+                f" arrived ({now} ms after the game's creation)",
+                index=index,
+            )
+        last, before = given, f"move {index}"
