@@ -12,7 +12,8 @@ that long; a non-2xx count above zero says so).  The floor
 Prints, per round and as the median of the ratios: requests per second, p50 and p99
 latency (wrk's), non-2xx answers, and the CPU seconds per move of the server (all its
 processes) and of PostgreSQL.  ``WORKERS`` for the service comes from BENCH_WORKERS
-(default: "default,1": ``make run``'s own default, one per core, then one worker).
+(default: "default,1": ``make run``'s own default, one per core, then one worker), and
+BENCH_SERVICE_ENV adds settings of the service's own (``RATE_LIMITS`` is off by default).
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 GAMES_PER_THREAD = 512
 MOVES_PER_GAME = int(os.environ.get("BENCH_MOVES_PER_GAME", "80"))
+# settings of the service's own, as NAME=VALUE,NAME=VALUE (for one: the limits of one
+# client switched on, docs/performance.md)
+SERVICE_ENV = dict(
+    item.split("=", 1) for item in os.environ.get("BENCH_SERVICE_ENV", "").split(",") if item
+)
 DEAL = 617  # FreeCell: t1's free card goes to a cell, then from cell to cell
 
 LUA = r"""
@@ -196,6 +202,7 @@ async def measure(workers: int | None, folder: Path) -> list[tuple[float, float,
     floor = start_process([PYTHON, str(SHARED / "bench" / "bare_server.py"), str(floor_port),
                            floor_db])  # fmt: skip
     env = {"PORT": str(service_port), "DATABASE_URL": service_db, "RATE_LIMITS": "off"}
+    env.update(SERVICE_ENV)
     if workers is not None:
         env["WORKERS"] = str(workers)
     service = start_process([PYTHON, "-m", "service", "run"], env)

@@ -47,7 +47,6 @@ from service.races import feeds as race_feeds
 from service.races import routes as races
 from service.solver import routes as solver
 from service.solver.analyses import ANALYSES_KEY, Analyses
-from service.solver.pool import make_pool
 from service.solver.verdicts import SOLVER_KEY, Solver
 from service.webclient import routes as webclient
 
@@ -195,7 +194,7 @@ def solver_ctx(settings: Settings):  # type: ignore[no-untyped-def]
             capacity=settings.solver_cache,
             library=settings.solver_library,
             prefetch=settings.solver_prefetch,
-            executor_factory=lambda: make_pool(settings.solver_workers),
+            workers=settings.solver_workers,
         )
         app[SOLVER_KEY] = solver
         app[ANALYSES_KEY] = analyses = Analyses()

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -144,12 +145,14 @@ def solve(
     max_states: int | None = None,
     max_seconds: float | None = None,
     heuristics: tuple[Weights, ...] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Solution:
     """Search from ``position`` (not changed) within the budget; see the module docstring.
 
     ``max_states`` bounds the distinct positions generated, ``max_seconds`` the time; with
     neither the search runs until it has a verdict.  ``heuristics`` replaces the game's
-    portfolio (see ``HEURISTICS``).
+    portfolio (see ``HEURISTICS``). ``stop``, asked as often as the clock, ends the search
+    early when it says so (as if its time were up).
     """
     started = time.perf_counter()
     deadline = None if max_seconds is None else started + max_seconds
@@ -157,18 +160,21 @@ def solve(
     rules = rules_for(type(position))
     portfolio = portfolio_for(position.name, heuristics)
     if rules.fill_empty:
-        return _search(position, rules, portfolio, limit, deadline, started, narrow=False)
+        return _search(position, rules, portfolio, limit, deadline, started, stop, narrow=False)
     # A game whose empty columns stay empty (Baker's Dozen): a narrow search first, which
     # finds most wins with far fewer positions, then the complete one, whose verdict is exact.
     narrow_limit = limit * _NARROW_SHARE // 100
     narrow_deadline = None
     if deadline is not None:
         narrow_deadline = started + (deadline - started) * _NARROW_SHARE / 100
-    first = _search(position, rules, portfolio, narrow_limit, narrow_deadline, started, narrow=True)
+    first = _search(
+        position, rules, portfolio, narrow_limit, narrow_deadline, started, stop, narrow=True
+    )
     if first.verdict == WINNABLE:
         return first
     rest = _search(
-        position, rules, portfolio, max(1, limit - first.states), deadline, started, narrow=False
+        position, rules, portfolio, max(1, limit - first.states), deadline, started, stop,
+        narrow=False,
     )
     return Solution(rest.verdict, rest.moves, first.states + rest.states, rest.seconds)
 
@@ -180,6 +186,7 @@ def _search(
     limit: int,
     deadline: float | None,
     started: float,
+    stop: Callable[[], bool] | None,
     *,
     narrow: bool,
 ) -> Solution:
@@ -317,4 +324,6 @@ def _search(
         if check <= 0:
             check = _CHECK_EVERY
             if deadline is not None and time.perf_counter() >= deadline:
+                return result(UNKNOWN)
+            if stop is not None and stop():
                 return result(UNKNOWN)

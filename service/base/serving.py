@@ -144,6 +144,14 @@ class GuardedHandler(RequestHandler):
         else:
             self.close()  # an earlier request is being answered: close after it
 
+    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        """aiohttp's own answer to a request its parser refuses: it comes before any route,
+        so before the app's hooks, and gets here the header they give every answer."""
+        response = super().handle_error(request, status, exc, message)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
 
 class GuardedServer(web.Server):
     """aiohttp's server, making GuardedHandlers, with the sweep of the request clock."""

@@ -20,6 +20,7 @@ import ctypes
 import ctypes.util
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -230,6 +231,7 @@ def solve(
     max_iterations: int | None = None,
     preset: str = DEFAULT_PRESET,
     optimize: bool = False,
+    stop: Callable[[], bool] | None = None,
 ) -> Solution | None:
     """Freecell Solver's verdict on ``position``; None where it cannot help (library
     missing, a game it does not play, a line the rules refuse).
@@ -237,6 +239,7 @@ def solve(
     ``optimize`` asks the library to shorten its line (``-opt``).  Only the atomic-moves
     presets (:data:`ATOMIC`) prove a deal unwinnable; another preset's "not solvable" is
     answered ``unknown``.  ``states`` in the answer is the library's iteration count.
+    ``stop``, asked between two slices, ends the search early when it says so.
     """
     lib = _load()
     game = GAMES.get(position.name)
@@ -255,6 +258,8 @@ def solve(
         ret = lib.freecell_solver_user_solve_board(handle, position.board_text().encode())
         while ret == _SUSPENDED and limit < cap:
             if deadline is not None and time.perf_counter() >= deadline:
+                break
+            if stop is not None and stop():
                 break
             limit = min(cap, limit + _ITERATIONS_PER_SLICE)
             lib.freecell_solver_user_limit_iterations_long(handle, limit)
@@ -337,7 +342,9 @@ SHORT_LINES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
-def shortest(position: Position, *, max_seconds: float) -> Solution | None:
+def shortest(
+    position: Position, *, max_seconds: float, stop: Callable[[], bool] | None = None
+) -> Solution | None:
     """The shortest winning line the library's short-line presets find (each optimised)
     within ``max_seconds`` in all; None if none of them finds one (their "not solvable" is
     no proof: ask :func:`solve` with an atomic preset for the verdict)."""
@@ -347,11 +354,11 @@ def shortest(position: Position, *, max_seconds: float) -> Solution | None:
     presets = SHORT_LINES.get(position.name, ())
     for n, preset in enumerate(presets):
         left = max_seconds - (time.perf_counter() - started)
-        if left <= 0:
+        if left <= 0 or (stop is not None and stop()):
             break
         # the last preset may use what is left, the others half of it each
         share = left if n == len(presets) - 1 else left / 2
-        found = solve(position, max_seconds=share, preset=preset, optimize=True)
+        found = solve(position, max_seconds=share, preset=preset, optimize=True, stop=stop)
         if found is None:
             continue
         iterations += found.states

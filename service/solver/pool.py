@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -27,6 +28,7 @@ from engine.solver.shorten import shorten
 from engine.status import WON
 from service.solver import fcsolve
 from service.solver.lines import follows
+from service.solver.places import stopper
 
 SHORT_LINE_SHARE = 0.6  # of a search's time, for the library's short-line presets
 WATCH_SECONDS = 0.5  # how often a worker looks whether its service still runs
@@ -37,17 +39,22 @@ Steps = list[tuple[bytes, Layout]]
 
 
 def search(
-    position: Position, seconds: float, *, library: bool = True
+    position: Position,
+    seconds: float,
+    *,
+    library: bool = True,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[str, tuple[Move, ...] | None, int, str]:
     """(verdict, winning line, states or iterations, which solver) for ``position``.
 
     A winning line is as short as the time allows: the library's short-line presets first
     (their lines optimised), then its atomic-moves search for a verdict it can prove, or the
     engine's search; the line found is then shortened (:func:`engine.solver.shorten.shorten`) with
-    the time left, up to a second."""
+    the time left, up to a second, unless ``stop`` says to end early (see
+    service/solver/places.py)."""
     deadline = time.perf_counter() + seconds
-    verdict, line, states, how = _search(position, seconds, library)
-    if line is not None:
+    verdict, line, states, how = _search(position, seconds, library, stop)
+    if line is not None and not (stop is not None and stop()):
         left = deadline - time.perf_counter()
         depth = 2 if left > 0.1 else 1
         line = shorten(position, line, depth=depth, seconds=min(1.0, max(left, 0.05)))
@@ -55,23 +62,29 @@ def search(
 
 
 def _search(
-    position: Position, seconds: float, library: bool
+    position: Position, seconds: float, library: bool, stop: Callable[[], bool] | None
 ) -> tuple[str, tuple[Move, ...] | None, int, str]:
     started = time.perf_counter()
     if library and position.name in fcsolve.GAMES and fcsolve.available():
-        short = fcsolve.shortest(position, max_seconds=seconds * SHORT_LINE_SHARE)
+        short = fcsolve.shortest(position, max_seconds=seconds * SHORT_LINE_SHARE, stop=stop)
         if short is not None:
             return short.verdict, short.moves, short.states, "fc-solve"
         left = max(seconds - (time.perf_counter() - started), seconds * 0.5)
-        found = fcsolve.solve(position, max_seconds=left)
+        found = fcsolve.solve(position, max_seconds=left, stop=stop)
         if found is not None:
             return found.verdict, found.moves, found.states, "fc-solve"
-    mine = solve(position, max_seconds=seconds)
+    mine = solve(position, max_seconds=seconds, stop=stop)
     return mine.verdict, mine.moves, mine.states, "engine"
 
 
 def search_board(
-    variant: str, board: str, seconds: float, library: bool, deadline: float | None = None
+    variant: str,
+    board: str,
+    seconds: float,
+    library: bool,
+    deadline: float | None = None,
+    stops: str | None = None,
+    place: int = 0,
 ) -> tuple[str, list[str] | None, int, str, Steps]:
     """:func:`search` on a board sent as text (what crosses to a worker process).
 
@@ -79,14 +92,20 @@ def search_board(
     lines; a line the rules refuse, or that does not win, makes the verdict unknown), and
     the positions along it are described for the service's cache, so that the service's
     own process has little to do.  ``deadline`` (``time.monotonic()``, the same clock in
-    every process) ends a search that waited in the queue on time: it gets what is left."""
+    every process) ends a search that waited in the queue on time: it gets what is left.
+    ``stops`` and ``place`` say where to read whether the search is to stop early (see
+    service/solver/places.py); one stopped without a verdict has "none" for its solver, as
+    one that never ran: its "unknown" holds for no budget."""
     if deadline is not None:
         seconds = min(seconds, deadline - time.monotonic())
         if seconds < MIN_SEARCH:
             return UNKNOWN, None, 0, "none", []
     position = VARIANTS[variant].from_board_text(board)
-    verdict, line, states, how = search(position, seconds, library=library)
+    stop = stopper(stops, place)
+    verdict, line, states, how = search(position, seconds, library=library, stop=stop)
     if line is None:
+        if verdict == UNKNOWN and stop is not None and stop():
+            how = "none"
         return verdict, None, states, how, []
     if how != "fc-solve" and not follows(position, line):  # (fc-solve's: checked)
         return UNKNOWN, None, states, how, []

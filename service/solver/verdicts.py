@@ -10,6 +10,7 @@ service/solver/owners.py) and everyone together may have going are bounded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from aiohttp import web
 from engine import Move, Position
 from engine.solver import UNKNOWN, WINNABLE, Layout, layout
 from service.solver.cache import Entry, Key, Verdict, VerdictCache, key_of
+from service.solver.places import Places
 from service.solver.pool import MIN_SEARCH, Steps, make_pool, search_board
 
 log = logging.getLogger("service.solver")
@@ -51,6 +53,7 @@ class Solver(VerdictCache):
         self,
         budget: float,
         *,
+        workers: int = 1,
         capacity: int = 50_000,
         library: bool = True,
         prefetch: bool = True,
@@ -61,6 +64,8 @@ class Solver(VerdictCache):
         self.library = library
         self._factory = executor_factory
         self._executor: Executor | None = None
+        self.workers = workers  # the pool's processes (or threads): its places
+        self._places: Places | None = None
         self._running: dict[Key, asyncio.Task[Entry]] = {}
         self._owners: dict[str, int] = {}  # searches started per owner, still running
         self.searches = 0
@@ -72,8 +77,17 @@ class Solver(VerdictCache):
 
     def _pool(self) -> Executor:
         if self._executor is None:
-            self._executor = make_pool(1) if self._factory is None else self._factory()
+            self._executor = (
+                make_pool(self.workers) if self._factory is None else self._factory()
+            )
         return self._executor
+
+    @property
+    def places(self) -> Places:
+        """The pool's places, shared fairly (service/solver/places.py)."""
+        if self._places is None:
+            self._places = Places(self.workers)
+        return self._places
 
     def close(self) -> None:
         for task in list(self._running.values()):
@@ -82,6 +96,9 @@ class Solver(VerdictCache):
             # a search already running ends within its budget, and its process with it
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+        if self._places is not None:
+            self._places.close()
+            self._places = None
 
     async def offload(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a search process: work that would hold the service's interpreter
@@ -94,10 +111,34 @@ class Solver(VerdictCache):
             self._executor = None
             return await self._in_pool(fn, *args)
 
-    async def _in_pool(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in the pool. The pool's first task starts its processes, which takes
-        a while (up to a second): tasks are handed over from a thread, off the event loop."""
-        done = await asyncio.to_thread(self._pool().submit, fn, *args)
+    async def _in_pool(
+        self,
+        fn: Callable[..., T],
+        *args: Any,
+        owners: tuple[str, ...] = (),
+        budget: float = 0.0,
+        stoppable: bool = False,
+    ) -> T:
+        """``fn(*args)`` in the pool, once it has a place (a worker; the place's block and
+        number are given to ``fn`` after ``args`` when it is ``stoppable``), which it gives
+        back when it ends. The pool's first task starts its processes, which takes a while
+        (up to a second): tasks are handed over from a thread, off the event loop."""
+        places = self.places
+        place = await places.take(owners, budget, stoppable)
+        try:
+            if stoppable:
+                args = (*args, places.path, place)
+            done = await asyncio.to_thread(self._pool().submit, fn, *args)
+        except BaseException:
+            places.give_back(place)
+            raise
+        loop = asyncio.get_running_loop()
+
+        def ended(_: object) -> None:
+            with contextlib.suppress(RuntimeError):  # (the loop is closed: nobody waits)
+                loop.call_soon_threadsafe(places.give_back, place)
+
+        done.add_done_callback(ended)
         return await asyncio.wrap_future(done)
 
     # searching -----------------------------------------------------------------
@@ -189,7 +230,7 @@ class Solver(VerdictCache):
         self, key: Key, position: Position, budget: float, owners: tuple[str, ...] = ()
     ) -> asyncio.Task[Entry]:
         task = asyncio.get_running_loop().create_task(
-            self._run(key, position.name, position.board_text(), layout(position), budget)
+            self._run(key, position.name, position.board_text(), layout(position), budget, owners)
         )
         self._running[key] = task
         task.add_done_callback(_retrieve)
@@ -208,9 +249,12 @@ class Solver(VerdictCache):
             task.add_done_callback(release)
         return task
 
-    async def _run(self, key: Key, variant: str, board: str, where: Layout, budget: float) -> Entry:
+    async def _run(
+        self, key: Key, variant: str, board: str, where: Layout, budget: float,
+        owners: tuple[str, ...],
+    ) -> Entry:
         try:
-            entry, steps = await self._search(variant, board, where, budget)
+            entry, steps = await self._search(variant, board, where, budget, owners)
         finally:
             self._running.pop(key, None)
         self[key] = entry
@@ -219,14 +263,17 @@ class Solver(VerdictCache):
         return entry
 
     async def _search(
-        self, variant: str, board: str, where: Layout, budget: float
+        self, variant: str, board: str, where: Layout, budget: float, owners: tuple[str, ...]
     ) -> tuple[Entry, Steps]:
         self.searches += 1
         deadline = time.monotonic() + budget  # a search that waits for a worker gets less
         try:
+            searched = self._in_pool(
+                search_board, variant, board, budget, self.library, deadline,
+                owners=owners, budget=budget, stoppable=True,
+            )
             verdict, texts, _states, how, steps = await asyncio.wait_for(
-                self._in_pool(search_board, variant, board, budget, self.library, deadline),
-                timeout=budget + 30.0,
+                searched, timeout=budget + 30.0
             )
         except BrokenProcessPool:
             log.error("a solver process died; starting a new pool")

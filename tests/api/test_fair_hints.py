@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
+import pytest
 from aiohttp.test_utils import TestClient
 
 from service.solver.verdicts import PER_OWNER, SOLVER_KEY
@@ -48,11 +49,21 @@ async def ask_hint(client: Any, player: dict[str, Any], gid: str) -> dict[str, A
     return body
 
 
-async def test_one_address_flooding_hints_leaves_anothers_hint_answered(db_url: str) -> None:
+@pytest.mark.parametrize("workers, budget, deal", [
+    (PER_OWNER + 1, 2.0, ("freecell", 617)),
+    (1, 4.0, ("bakers_dozen", 45)),
+])
+async def test_one_address_flooding_hints_leaves_anothers_hint_answered(
+    db_url: str, workers: int, budget: float, deal: tuple[str, int]
+) -> None:
     """Eight players of one address ask two hints each at once, on openings no search
     settles: the address has PER_OWNER searches going, its other hints are `unknown` at
-    once, and a player of another address is answered (a worker is left for them)."""
-    async with instance(db_url, solver_workers=PER_OWNER + 1, solver_prefetch=False) as c:
+    once, and a player of another address is answered: a worker is left for them, or, with
+    one worker (the default), the address's search gives it up at half its budget (had it
+    waited for the whole of it, the other address would be left too little time for its
+    position, which takes a search about half a second)."""
+    async with instance(db_url, solver_workers=workers, hint_budget_seconds=budget,
+                        solver_prefetch=False) as c:  # fmt: skip
         solver = c.app[SOLVER_KEY]
         players = [await new_player(c, f"p{i}") for i in range(8)]
         games = [
@@ -62,7 +73,7 @@ async def test_one_address_flooding_hints_leaves_anothers_hint_answered(db_url: 
         ]  # fmt: skip
         async with from_address(c, OTHER_ADDRESS) as other:
             ada = await new_player(other, "ada")
-            game = await new_game(other, ada, variant="freecell", deal=617, autoplay=False)
+            game = await new_game(other, ada, variant=deal[0], deal=deal[1], autoplay=False)
             flood = [asyncio.create_task(ask_hint(c, p, g["id"])) for p, g in games]
             # every hint of the flood has reached the solver: a search, or an answer
             await wait_for(lambda: solver.searches + sum(t.done() for t in flood) == 16,

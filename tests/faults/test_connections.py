@@ -324,6 +324,18 @@ async def test_idle_time_between_requests_and_a_request_within_the_time_pass(
     conn.close()
 
 
+async def test_a_request_the_parser_refuses_gets_the_headers_of_every_answer(
+    service: ServiceProcess,
+) -> None:
+    conn = await accepted(service)
+    conn.send(b"GET /healthz HTTP/1.1\r\nHost: test\r\nBad Header\r\n\r\n")
+    answer = await conn.answer()
+    assert answer.status == 400, answer
+    assert answer.headers["server"] == "open-solitaire", answer
+    assert answer.headers["x-content-type-options"] == "nosniff", answer
+    conn.close()
+
+
 async def test_an_address_holds_at_most_its_connections_across_the_workers(
     service: ServiceProcess,
 ) -> None:

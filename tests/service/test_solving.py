@@ -214,7 +214,8 @@ async def test_every_answer_comes_within_the_budget_however_busy_the_workers() -
 
 
 async def test_one_player_cannot_take_every_worker() -> None:
-    solver = Solver(1.0, capacity=100, executor_factory=lambda: ThreadPoolExecutor(2))
+    solver = Solver(1.0, capacity=100, workers=2,
+                    executor_factory=lambda: ThreadPoolExecutor(2))
     try:
         cls = VARIANTS["bakers_dozen"]
         mine = [asyncio.create_task(solver.verdict(cls.deal(d), owner="a")) for d in HARD[:2]]
