@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 
 from service.base import logs
 from service.base.settings import Settings
 from service.database.embedded import resolve_database_url
 from service.database.migrate import upgrade
+from service.database.probe import transaction_pooler
 from service.workers import default_workers, serve, supervise
+
+UNTOLD_POOLER = (
+    "DATABASE_URL goes through a pooler in transaction mode (pgbouncer's pool_mode ="
+    " transaction), which loses the service's prepared statements: set"
+    " DATABASE_POOLER=transaction, with LISTEN_DATABASE_URL (a direct connection to"
+    " PostgreSQL) or EVENTS_BROKER for live events (docs/operations.md, Behind a pooler)"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 2
     url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
+    if not settings.pooled and asyncio.run(transaction_pooler(url)):
+        print(UNTOLD_POOLER, file=sys.stderr)
+        return 2
     upgrade(url, pooler=settings.pooled)
     if args.command == "migrate":
         return 0

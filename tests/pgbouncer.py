@@ -1,5 +1,5 @@
-"""A PgBouncer of our own (Debian's package) in transaction mode, in front of a PostgreSQL
-server, for the tests and the benchmarks: `with Pgbouncer(server_url) as pooler:` then
+"""A PgBouncer of our own (Debian's package) in transaction mode (or another), in front of
+a PostgreSQL server, for the tests and the benchmarks: `with Pgbouncer(server_url) as pooler:` then
 `pooler.url(database)`. Listens on a free port of 127.0.0.1; every database of the server
 is reachable through it under its own name."""
 
@@ -35,7 +35,8 @@ def _free_port() -> int:
 
 class Pgbouncer:
     def __init__(
-        self, server_url: str, *, pool_size: int = 20, max_client_conn: int = 2000
+        self, server_url: str, *, pool_size: int = 20, max_client_conn: int = 2000,
+        pool_mode: str = "transaction",
     ) -> None:
         parts = urlsplit(server_url)
         query = parse_qs(parts.query)
@@ -45,6 +46,7 @@ class Pgbouncer:
         self.user = unquote(parts.username or "postgres")
         self.password = unquote(parts.password or "")
         self.pool_size = pool_size
+        self.pool_mode = pool_mode
         self.max_client_conn = max_client_conn
         self.listen_port = _free_port()
         self.proc: subprocess.Popen[bytes] | None = None
@@ -145,7 +147,7 @@ class Pgbouncer:
             f"[databases]\n* = {server}\n\n[pgbouncer]\n"
             f"listen_addr = 127.0.0.1\nlisten_port = {self.listen_port}\nunix_socket_dir =\n"
             f"auth_type = trust\nauth_file = {folder / 'users.txt'}\n"
-            f"pool_mode = transaction\ndefault_pool_size = {self.pool_size}\n"
+            f"pool_mode = {self.pool_mode}\ndefault_pool_size = {self.pool_size}\n"
             f"max_client_conn = {self.max_client_conn}\n"
             # a database that a test dropped is tried again after a second, not fifteen
             "server_login_retry = 1\n"

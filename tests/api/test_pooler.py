@@ -12,9 +12,12 @@ import logging
 import os
 import random
 import shutil
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,6 +29,7 @@ from service.app import create_app
 from service.base.settings import Settings
 from service.database.connections import POOLER_HINT, create_pool
 from service.database.migrate import upgrade
+from service.database.probe import transaction_pooler
 from service.database.store import EventStore
 from service.live.hub import HUB_KEY
 
@@ -333,3 +337,35 @@ async def test_a_lost_prepared_statement_names_the_setting(
         assert POOLER_HINT in caplog.text and "DATABASE_POOLER=transaction" in caplog.text
     finally:
         await pool.close()
+
+
+@pytest.mark.parametrize("pool_size", [20, 1])
+async def test_the_probe_tells_a_transaction_pooler_from_a_session(
+    db_url: str, pg_server_url: str, pool_size: int
+) -> None:
+    """Direct, or through a pooler in session mode, a client keeps its backend: no pooler
+    to be told of. In transaction mode, with one server connection or more: one."""
+    name = database(db_url)
+    assert await transaction_pooler(db_url) is False
+    with Pgbouncer(pg_server_url, pool_size=pool_size, pool_mode="session") as session:
+        assert await transaction_pooler(session.url(name)) is False
+    with Pgbouncer(pg_server_url, pool_size=pool_size) as transaction:
+        assert await transaction_pooler(transaction.url(name)) is True
+
+
+async def test_a_service_not_told_of_the_pooler_does_not_start(
+    db_url: str, pooler: Pgbouncer, tmp_path: Path
+) -> None:
+    """Behind a pooler in transaction mode without DATABASE_POOLER, the service would lose
+    its prepared statements at the first move (a 500): it does not start, and says which
+    settings to give."""
+    env = {**os.environ, "DATABASE_URL": pooler.url(database(db_url)), "PORT": "0",
+           "DATA_DIR": str(tmp_path)}  # fmt: skip
+    env.pop("DATABASE_POOLER", None)
+    done = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "service", "run"], env=env,
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "DATABASE_POOLER=transaction" in done.stderr
+    assert "LISTEN_DATABASE_URL" in done.stderr
