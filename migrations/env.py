@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 
+import asyncpg
 from alembic import context
 from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from service.database.embedded import sqlalchemy_url
+from service.database.embedded import asyncpg_dsn, sqlalchemy_url
 from service.database.tables import metadata
 
 config = context.config
@@ -37,13 +38,21 @@ def _run(connection: Connection) -> None:
 
 
 async def run_migrations_online() -> None:
+    # asyncpg is given the URL itself, which SQLAlchemy's parser cannot always read (several
+    # hosts: postgresql://u@h1:p1,h2:p2/db?target_session_attrs=read-write)
+    url = config.attributes.get("database_url") or os.environ.get("DATABASE_URL")
+    if not url:
+        raise RuntimeError("no database: set DATABASE_URL")
+    dsn = asyncpg_dsn(url)
     if config.attributes.get("pooler"):  # DATABASE_POOLER=transaction: service/database/migrate.py
-        engine = create_async_engine(
-            _url() + ("&" if "?" in _url() else "?") + "prepared_statement_cache_size=0",
-            poolclass=pool.NullPool, connect_args={"statement_cache_size": 0},
-        )
+        options: dict[str, int] = {"statement_cache_size": 0}
+        engine_url = "postgresql+asyncpg://?prepared_statement_cache_size=0"
     else:
-        engine = create_async_engine(_url(), poolclass=pool.NullPool)
+        options, engine_url = {}, "postgresql+asyncpg://"
+    engine = create_async_engine(
+        engine_url, poolclass=pool.NullPool,
+        async_creator=lambda: asyncpg.connect(dsn, **options),
+    )
     async with engine.connect() as connection:
         await connection.run_sync(_run)
     await engine.dispose()

@@ -61,7 +61,11 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.AdminShutdownError,
     asyncpg.exceptions.CrashShutdownError,
     asyncpg.exceptions.TooManyConnectionsError,
+    asyncpg.exceptions.InternalClientError,
 )
+# a connection whose protocol is left mid-operation (its server died under a statement,
+# a statement timed out against a server that is gone): closed, never used again
+BROKEN: tuple[type[BaseException], ...] = (asyncpg.exceptions.InternalClientError,)
 
 
 async def _keep_session(conn: asyncpg.Connection) -> None:

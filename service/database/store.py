@@ -20,6 +20,7 @@ from typing import Any
 import asyncpg
 
 from service.database.connections import (
+    BROKEN,
     CONNECTION_ERRORS,
     LOST_STATEMENTS,
     POOLER_HINT,
@@ -153,7 +154,11 @@ class EventStore:
         """
         try:
             async with self.pool.acquire(timeout=self.timeout) as conn:
-                yield conn
+                try:
+                    yield conn
+                except BROKEN:
+                    conn.terminate()
+                    raise
         except asyncpg.exceptions.UniqueViolationError as exc:
             raise VersionConflict(str(exc)) from exc
         except CONNECTION_ERRORS as exc:

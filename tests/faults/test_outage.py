@@ -7,8 +7,10 @@ Six players keep making moves at the service (in this process, not restarted) wh
 database
 
 1. is stopped with `pg_ctl -m immediate` (its backends die at once, as in a crash; commits
-   under way may or may not have been flushed), then started again, and
-2. hangs: every one of its processes is stopped with SIGSTOP (a frozen host, a network
+   under way may or may not have been flushed), then started again,
+2. loses its postmaster to SIGKILL (its backends notice and exit; the server restarts with
+   crash recovery), then is started again, and
+3. hangs: every one of its processes is stopped with SIGSTOP (a frozen host, a network
    that drops packets), then continued; statements under way then finish late, after
    the service gave up on them, so those requests' outcome is unknown to the service.
 
@@ -172,6 +174,9 @@ async def test_database_gone_or_hung_answers_503_then_recovers_without_a_restart
     async def start() -> None:
         await asyncio.to_thread(own_postgres.restart)
 
+    async def kill() -> None:  # the postmaster alone: its backends notice and exit
+        postgres_processes(own_postgres)[0].send_signal(signal.SIGKILL)
+
     async def freeze() -> None:
         signal_all(own_postgres, signal.SIGSTOP)
 
@@ -192,6 +197,9 @@ async def test_database_gone_or_hung_answers_503_then_recovers_without_a_restart
                 await until(lambda: sum(d.acknowledged for d in drivers) >= BEFORE, 30,
                             f"{BEFORE} acknowledged requests")
                 stopped = await outage("stopped", drivers, session, base, stop, start)
+                killed = await outage("killed", drivers, session, base, kill, start)
+                # nothing waits on a server that is gone: each answer within a second
+                assert killed.slowest < 1.0 and max(t for *_, t in killed.health) < 1.0, killed
                 hung = await outage("hung", drivers, session, base, freeze, thaw)
             finally:
                 halt.set()
@@ -210,4 +218,5 @@ async def test_database_gone_or_hung_answers_503_then_recovers_without_a_restart
     acknowledged = sum(d.acknowledged for d in drivers)
     assert sum(player_moves(log) for log in logs.values()) == acknowledged
     print(f"\noutage: {PLAYERS} players, {acknowledged} requests acknowledged, each in the"
-          f" logs once, nothing else there; {stopped}; {hung}; verify: {report.summary()}")
+          f" logs once, nothing else there; {stopped}; {killed}; {hung}; verify:"
+          f" {report.summary()}")
