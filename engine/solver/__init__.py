@@ -5,26 +5,20 @@ the moves the search tries; ``encoding`` a position as the search's bytes and it
 key; ``heuristics`` the ordering; ``shorten`` makes a found line shorter.
 """
 
-from engine.solver.search import (
-    HEURISTICS,
-    INDEPENDENT,
-    UNKNOWN,
-    UNWINNABLE,
-    WINNABLE,
+from engine.solver.encoding import (
     Layout,
     Path,
-    Solution,
     State,
-    Weights,
     canonical_key,
     card_code,
     code_card,
     layout,
     remap,
-    solve,
     state_of,
     trace,
 )
+from engine.solver.heuristics import HEURISTICS, INDEPENDENT, Weights
+from engine.solver.search import UNKNOWN, UNWINNABLE, WINNABLE, Solution, solve
 
 __all__ = [
     "HEURISTICS",

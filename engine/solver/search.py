@@ -58,21 +58,12 @@ from engine.position import Position
 from engine.solver.encoding import (
     CELL,
     FOUND,
-    Layout,
     Path,
-    State,
-    canonical_key,
-    card_code,
-    code_card,
     key,
-    layout,
     line,
-    remap,
     state_of,
-    trace,
 )
 from engine.solver.heuristics import (
-    HEURISTICS,
     INDEPENDENT,
     MASK,
     Weights,
@@ -82,29 +73,6 @@ from engine.solver.heuristics import (
     score,
 )
 from engine.solver.moves import Rules, finish, moves, rules_for, settle
-
-# the search, and the names of engine/solver/encoding.py and engine/solver/heuristics.py that the
-# service, the tools and the tests import from here
-__all__ = [
-    "HEURISTICS",
-    "INDEPENDENT",
-    "UNKNOWN",
-    "UNWINNABLE",
-    "WINNABLE",
-    "Layout",
-    "Path",
-    "Solution",
-    "State",
-    "Weights",
-    "canonical_key",
-    "card_code",
-    "code_card",
-    "layout",
-    "remap",
-    "solve",
-    "state_of",
-    "trace",
-]
 
 WINNABLE: Final = "winnable"
 UNWINNABLE: Final = "unwinnable"

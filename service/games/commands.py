@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from engine import EngineError, Event, Game, IllegalMove, Move
 from engine.status import PLAYING
@@ -21,17 +21,6 @@ from service.players.accounts import Player
 from service.races import service as races
 
 HINT_ATTEMPTS: Final = 3
-
-
-class VersionedAction(Protocol):
-    async def __call__(
-        self,
-        backend: Backend,
-        game_id: uuid.UUID,
-        player: Player,
-        expected_version: int | None,
-        idem: Idempotency | None = None,
-    ) -> Answer: ...
 
 
 async def create_game(
@@ -103,36 +92,24 @@ async def play(
     return await write.write(backend, game_id, player, expected_version, idem, action)
 
 
-async def undo(
+# the commands that take nothing but the game, by the name of their route
+SIMPLE: Final[dict[str, Callable[[Game], list[Event]]]] = {
+    "undo": Game.undo,
+    "redo": Game.redo,
+    "abandon": Game.abandon,
+}
+
+
+async def simple(
     backend: Backend,
     game_id: uuid.UUID,
     player: Player,
     expected_version: int | None,
-    idem: Idempotency | None = None,
+    idem: Idempotency | None,
+    command: str,
 ) -> Answer:
-    return await write.write(backend, game_id, player, expected_version, idem, lambda g: g.undo())
-
-
-async def redo(
-    backend: Backend,
-    game_id: uuid.UUID,
-    player: Player,
-    expected_version: int | None,
-    idem: Idempotency | None = None,
-) -> Answer:
-    return await write.write(backend, game_id, player, expected_version, idem, lambda g: g.redo())
-
-
-async def abandon(
-    backend: Backend,
-    game_id: uuid.UUID,
-    player: Player,
-    expected_version: int | None,
-    idem: Idempotency | None = None,
-) -> Answer:
-    return await write.write(
-        backend, game_id, player, expected_version, idem, lambda g: g.abandon()
-    )
+    """Undo, redo or abandon (SIMPLE), written as any move is."""
+    return await write.write(backend, game_id, player, expected_version, idem, SIMPLE[command])
 
 
 Judge = Callable[[Game], Awaitable[dict[str, Any]]]

@@ -85,23 +85,24 @@ async def play_move(request: web.Request) -> web.Response:
 
 
 async def undo(request: web.Request) -> web.Response:
-    return await _versioned(request, commands.undo)
+    return await _simple(request, "undo")
 
 
 async def redo(request: web.Request) -> web.Response:
-    return await _versioned(request, commands.redo)
+    return await _simple(request, "redo")
 
 
 async def abandon(request: web.Request) -> web.Response:
-    return await _versioned(request, commands.abandon)
+    return await _simple(request, "abandon")
 
 
-async def _versioned(request: web.Request, action: commands.VersionedAction) -> web.Response:
+async def _simple(request: web.Request, command: str) -> web.Response:
     gid = game_id(request)
     player = await caller(request)
     body, raw = await parse_body(request, VersionedRequest)
-    answer = await action(
-        request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, raw)
+    answer = await commands.simple(
+        request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, raw),
+        command,
     )
     return written(request, answer)
 
