@@ -20,6 +20,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from service.app import create_app
+from service.base.keys import BACKEND_KEY
 from service.database.migrate import upgrade
 from service.live.hub import HUB_KEY
 from service.verify.run import verify
@@ -105,7 +106,8 @@ async def test_a_promoted_synchronous_standby_has_every_acknowledged_move_once()
                "/failover?target_session_attrs=read-write")  # fmt: skip
         # two instances: the players' moves go to the first, a stream is watched on the
         # second, which learns of them by its LISTEN connection, which must follow
-        server = TestServer(create_app(make_settings(url, db_timeout=1.0)))
+        # (one write lane: batches of writes, group commit, are under way when it dies)
+        server = TestServer(create_app(make_settings(url, db_timeout=1.0, write_lanes=1)))
         other = TestServer(create_app(make_settings(url, db_timeout=1.0)))
         await server.start_server()
         await other.start_server()
@@ -141,6 +143,8 @@ async def test_a_promoted_synchronous_standby_has_every_acknowledged_move_once()
                     halt.set()
                     watched.set()
                     await asyncio.gather(*tasks, watching)
+                batched = server.app[BACKEND_KEY].store.batched_writes
+                assert batched > 0  # group commit was part of it
                 hub = other.app[HUB_KEY]
                 assert hub.connects >= 2, hub.connects  # its LISTEN followed the new primary
                 found = min(sent + took for d in drivers for sent, outcome, took in d.history
@@ -165,6 +169,6 @@ async def test_a_promoted_synchronous_standby_has_every_acknowledged_move_once()
         assert sum(player_moves(log) for log in logs.values()) == acknowledged
         answers = Counter(outcome for d in drivers for _, outcome, _ in d.history)
         print(f"\nfailover: {acknowledged} requests acknowledged, each once on the promoted"
-              f" standby; the first 201 {found - promoted:.2f} s after the promotion was"
-              f" asked; all attempts: {dict(answers)}; the stream's connections:"
-              f" {watcher.connections}")
+              f" standby ({batched} written in batches); the first 201"
+              f" {found - promoted:.2f} s after the promotion was asked; all attempts:"
+              f" {dict(answers)}; the stream's connections: {watcher.connections}")
