@@ -228,6 +228,8 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     app[BACKEND_KEY].committed = hub.committed
     app[BACKEND_KEY].race_committed = hub.race_committed
     hub.on_race = app[BACKEND_KEY].wake_race_feed
+    hub.on_game = app[BACKEND_KEY].announce
+    app[BACKEND_KEY].epoch = hub.epoch
     hub.sweep_races = lambda: race_feeds.sweep(app[BACKEND_KEY])
     await hub.start()
     yield

@@ -62,6 +62,13 @@ def _not_modified(request: web.Request, tag: str) -> bool:
     return bool(offered) and any(e.value in (tag, "*") for e in offered)
 
 
+def not_modified(request: web.Request, tag: str) -> web.Response | None:
+    """A 304 when the request's If-None-Match holds `tag`, else None."""
+    if _not_modified(request, tag):
+        return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    return None
+
+
 def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> web.Response:
     """A 200 carrying an ETag, or a 304 with no body when If-None-Match holds it.
 

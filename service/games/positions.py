@@ -44,6 +44,9 @@ class LiveGame:
     race_id: uuid.UUID | None = None
     # when the player's last action was played, in ms since created_at (games/played.py)
     last_action_ms: int = 0
+    # the listener's epoch under which this copy was the log's latest (Backend.epoch),
+    # None when that is not known: see known_version
+    epoch: int | None = None
 
     @property
     def version(self) -> int:
@@ -64,20 +67,49 @@ async def load(backend: Backend, game_id: uuid.UUID) -> LiveGame:
     return await _replay(backend, game_id)
 
 
+def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
+    """The game's version as the log has it now, known without asking the log, or None.
+
+    Known when memory's copy was read from the log (or written to it by this instance)
+    while the live-event listener was connected, the listener has stayed connected since,
+    and no other instance has announced a later seq: every commit of every instance is
+    announced to the others (NOTIFY or the broker, a few milliseconds after it), so the
+    answer is behind a write of another instance for that long at most. A listener that
+    lost its connection, or was never connected, knows nothing."""
+    live = memory(backend).get(game_id)
+    if live is None or live.epoch is None or live.epoch != backend.epoch():
+        return None
+    if (backend.announced.get(game_id) or 0) > live.version:
+        return None
+    return live.version
+
+
+def confirmed(backend: Backend, game_id: uuid.UUID, live: LiveGame, epoch: int | None) -> None:
+    """`live` was the log's latest under the listener's `epoch` (taken before the round
+    trip that said so), unless another instance announced more since."""
+    if (backend.announced.get(game_id) or 0) <= live.version:
+        live.epoch = epoch
+
+
 async def current(backend: Backend, game_id: uuid.UUID) -> LiveGame:
     """The game as the log has it now: what memory holds plus any events appended since
     (one round trip either way)."""
     live = memory(backend).get(game_id)
     if live is None:
         return await _replay(backend, game_id)
+    epoch = backend.epoch()
     newer = await backend.store.read_events(game_id, after=live.game.version)
     if not newer:
+        confirmed(backend, game_id, live, epoch)
         return live
     if live.game.version + 1 != newer[0].seq:
         return await _replay(backend, game_id)
     if len(newer) > REPLAY_INLINE:
-        return memory(backend).put(game_id, await asyncio.to_thread(_caught_up, live, newer))
-    return memory(backend).put(game_id, _caught_up(live, newer))
+        caught = await asyncio.to_thread(_caught_up, live, newer)
+    else:
+        caught = _caught_up(live, newer)
+    confirmed(backend, game_id, caught, epoch)
+    return memory(backend).put(game_id, caught)
 
 
 def _caught_up(live: LiveGame, newer: Sequence[StoredEvent]) -> LiveGame:
@@ -100,6 +132,7 @@ def _caught_up(live: LiveGame, newer: Sequence[StoredEvent]) -> LiveGame:
 
 
 async def _replay(backend: Backend, game_id: uuid.UUID) -> LiveGame:
+    epoch = backend.epoch()
     stored = await backend.store.read_events(game_id)
     if not stored:
         raise NotFound(f"there is no game with id {game_id}")
@@ -107,6 +140,7 @@ async def _replay(backend: Backend, game_id: uuid.UUID) -> LiveGame:
         live = _rebuilt(stored)
     else:  # (the thread yields the interpreter every few ms: other requests go on)
         live = await asyncio.to_thread(_rebuilt, stored)
+    confirmed(backend, game_id, live, epoch)
     return memory(backend).put(game_id, live)
 
 

@@ -13,6 +13,11 @@ from service.games import positions
 from service.games.views import EVENTS_PAGE, event_view, game_view, move_view
 
 
+def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
+    """The game's version, when memory knows it is the log's (positions.known_version)."""
+    return positions.known_version(backend, game_id)
+
+
 async def get_game(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
     return game_view(game_id, await positions.current(backend, game_id))
 

@@ -166,6 +166,7 @@ async def commit(
     """Append `events` (seqs from `first_seq`) that leave the game as `done` is, in one
     call of the store; memory changes once they are committed. Raises VersionConflict
     when another write took their place in the log."""
+    epoch = backend.epoch()
     try:
         answer, kept = await _record(backend, game_id, done, events, first_seq, finish, idem, extra)
     except VersionConflict:
@@ -176,6 +177,7 @@ async def commit(
     if kept is None:  # the key's earlier answer: memory may not have that write
         backend.games.drop(game_id)
         return answer
+    positions.confirmed(backend, game_id, kept, epoch)
     backend.games.put(game_id, kept)
     backend.committed(game_id, kept.game.version)
     if kept.race_id is not None:

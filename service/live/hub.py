@@ -89,6 +89,9 @@ class StreamHub(Feeds):
         self.on_race: Callable[[uuid.UUID], None] = lambda _race: None
         # with every sweep, the race feeds' (service/races/feeds.py: sweep), set by the app
         self.sweep_races: Callable[[], Awaitable[None]] = _nothing
+        # told (game, last seq) of every game line another instance sends, set by the app
+        # to Backend.announce
+        self.on_game: Callable[[uuid.UUID, int], None] = lambda _game, _seq: None
         self._outbox_ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()
@@ -144,7 +147,13 @@ class StreamHub(Feeds):
             except ValueError:
                 log.warning("stream: unexpected notification %r", line)
                 continue
+            self.on_game(game_id, last)
             self._wake(game_id, last)
+
+    def epoch(self) -> int | None:
+        """Which connection of the listener (or to the broker) is up, None while none is:
+        while it stays the same, no other instance's line was missed."""
+        return self.connects if self.listening.is_set() else None
 
     # ------------------------------------------------------------ publishing commits
 

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp.test_utils import TestClient
+
+from service.base.keys import BACKEND_KEY
+from service.database.connections import DatabaseUnavailable
+from service.live.hub import HUB_KEY
 
 from .helpers import auth, new_game, new_player
 from .test_leaderboards import play_to_win, shortest
@@ -122,3 +130,94 @@ async def test_other_origins_get_no_cors_headers(db_url: str) -> None:
         r = await client.options("/v1/games", headers={
             "Origin": APP, "Access-Control-Request-Method": "POST"})
         assert r.status == 405 and "Access-Control-Allow-Origin" not in r.headers
+
+
+def without_the_log(client: TestClient) -> list[int]:
+    """Every read of a game's log by this instance from now on fails (as with the database
+    away): what it answers then, it answered from memory. Returns the count of reads."""
+    store = client.app[BACKEND_KEY].store
+    reads: list[int] = []
+
+    async def refused(*_args: Any, **_kw: Any) -> Any:
+        reads.append(1)
+        raise DatabaseUnavailable("the log is not asked in this test")
+
+    store.read_events = refused  # type: ignore[method-assign]
+    return reads
+
+
+async def test_a_304_for_a_current_game_costs_no_read_of_the_log(db_url: str) -> None:
+    """Memory read the game from the log while the listener was connected, and nothing
+    has been announced since: the 304s of the game and its legal moves come from memory."""
+    async with instance(db_url) as a:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        urls = [f"/v1/games/{game['id']}", f"/v1/games/{game['id']}/legal-moves"]
+        tags = [await etag_of(a, url) for url in urls]
+        reads = without_the_log(a)
+        for url, tag in zip(urls, tags, strict=True):
+            assert await not_modified(a, url, tag)
+        assert reads == []
+        # a tag that is not the current one goes to the log (here: 503, it is away)
+        r = await a.get(urls[0], headers={"If-None-Match": '"x.1"'})
+        assert r.status == 503 and reads == [1]
+
+
+async def test_a_move_on_another_instance_changes_the_tag_here_at_once(db_url: str) -> None:
+    """Instance b answers a game's 304 from memory; a move taken by instance a is
+    announced to b (NOTIFY), and b's next answer to the old tag is the new game, read from
+    the log, within the announcement's delay."""
+    async with instance(db_url) as a, instance(db_url) as b:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+        tag = await etag_of(b, url)
+        assert await not_modified(b, url, tag)
+        legal = (await (await a.get(f"{url}/legal-moves")).json())["moves"]
+        r = await a.post(f"{url}/moves", json=legal[0], headers=auth(ada))
+        assert r.status == 201
+        deadline = time.monotonic() + 5  # a guard; the announcement takes milliseconds
+        while await not_modified(b, url, tag):
+            assert time.monotonic() < deadline, "b kept answering 304 for the old version"
+            await asyncio.sleep(0.005)
+        assert await etag_of(b, url) == f'"{game["id"]}.{game["version"] + 1}"'
+
+
+async def test_without_its_listener_an_instance_asks_the_log(db_url: str) -> None:
+    """A listener that lost its connection may have missed announcements: memory then
+    knows nothing, and every conditional read goes to the log."""
+    async with instance(db_url) as a:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+        tag = await etag_of(a, url)
+        a.app[HUB_KEY].listening.clear()  # as when its connection is lost
+        reads = without_the_log(a)
+        r = await a.get(url, headers={"If-None-Match": tag})
+        assert r.status == 503 and reads == [1]
+
+
+def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
+    """A read that began before another instance's commit was announced, and ended
+    without it, does not make its copy current."""
+    from engine import Game
+    from service.base.backend import Backend, GameCache
+    from service.games.positions import LiveGame, confirmed, known_version
+
+    backend = Backend(store=None, games=GameCache(10))  # type: ignore[arg-type]
+    backend.epoch = lambda: 1
+    gid = uuid.uuid4()
+    game, _created = Game.new("freecell", 617)
+    live = LiveGame(game, uuid.uuid4(), datetime.now(UTC), None)
+    backend.announce(gid, game.version + 1)  # while the read was under way
+    confirmed(backend, gid, live, 1)
+    backend.games.put(gid, live)
+    assert known_version(backend, gid) is None
+    # a copy read afterwards, with the announced event, is current
+    other = uuid.uuid4()
+    fresh = LiveGame(game, uuid.uuid4(), datetime.now(UTC), None)
+    confirmed(backend, other, fresh, 1)
+    backend.games.put(other, fresh)
+    assert known_version(backend, other) == game.version
+    backend.announce(other, game.version + 1)  # then another instance moves it
+    assert known_version(backend, other) is None
