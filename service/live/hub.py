@@ -171,6 +171,7 @@ class StreamHub(Feeds):
         self._outbox_ready.set()
 
     async def _publish_forever(self) -> None:
+        failures = 0  # in a row: the wait before sending again doubles with each
         while True:
             await self._outbox_ready.wait()
             # Let a batch gather: a NOTIFY costs a transaction, so what a few milliseconds
@@ -190,14 +191,24 @@ class StreamHub(Feeds):
                         raise ConnectionError("not connected to the broker")
                     for payload in _payloads(lines):
                         await self._nats.publish(SUBJECT, payload.encode())
-                    continue
-                async with self.store.connection() as conn:
-                    for payload in _payloads(lines):
-                        await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
+                else:
+                    async with self.store.connection() as conn:
+                        for payload in _payloads(lines):
+                            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
+                failures = 0
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # the others' sweeps deliver what this misses
-                log.warning("stream: could not notify other instances: %s", exc)
+            except Exception as exc:
+                # sent again with the next batch: the others' memory of those games is
+                # known current until they hear of these commits (Backend.announce), and
+                # their streams' sweeps would deliver the events only later
+                log.warning("stream: could not notify other instances (again soon): %s", exc)
+                for game, seq in batch.items():
+                    self._outbox[game] = max(seq, self._outbox.get(game, 0))
+                self._race_outbox |= races
+                self._outbox_ready.set()
+                await asyncio.sleep(min(self.retry_first * 2**failures, self.retry_max))
+                failures += 1
 
     # ------------------------------------------------------------ the broker (NATS)
 

@@ -221,3 +221,40 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
     assert known_version(backend, other) == game.version
     backend.announce(other, game.version + 1)  # then another instance moves it
     assert known_version(backend, other) is None
+
+
+async def test_an_announcement_that_could_not_be_sent_is_sent_again(db_url: str) -> None:
+    """Instance a's NOTIFY of its move fails (its pool had no connection for it): the
+    lines go with the next attempt, and instance b's tag changes all the same."""
+    async with instance(db_url) as a, instance(db_url) as b:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+        tag = await etag_of(b, url)
+        assert await not_modified(b, url, tag)
+        hub = a.app[HUB_KEY]
+        failing = FirstConnectionFails(hub.store)
+        hub.store = failing  # type: ignore[assignment]
+        legal = (await (await a.get(f"{url}/legal-moves")).json())["moves"]
+        assert (await a.post(f"{url}/moves", json=legal[0], headers=auth(ada))).status == 201
+        deadline = time.monotonic() + 5
+        while await not_modified(b, url, tag):
+            assert time.monotonic() < deadline, "b never heard of a's move"
+            await asyncio.sleep(0.01)
+        assert failing.failed == 1
+
+
+class FirstConnectionFails:
+    """The store, whose first connection asked for fails as when the pool has none."""
+
+    def __init__(self, store: Any) -> None:
+        self.store, self.failed = store, 0
+
+    def connection(self) -> Any:
+        if not self.failed:
+            self.failed += 1
+            raise DatabaseUnavailable("no connection for this one")
+        return self.store.connection()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
