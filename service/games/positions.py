@@ -75,9 +75,13 @@ def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
     and no other instance has announced a later seq: every commit of every instance is
     announced to the others (NOTIFY or the broker, a few milliseconds after it), so the
     answer is behind a write of another instance for that long at most. A listener that
-    lost its connection, or was never connected, knows nothing."""
+    lost its connection, or was never connected, knows nothing. Nor is a race's game ever
+    known: the race's end abandons its games in the database (race_end), announced as the
+    race's, not the games'."""
     live = memory(backend).get(game_id)
     if live is None or live.epoch is None or live.epoch != backend.epoch():
+        return None
+    if live.race_id is not None:
         return None
     if (backend.announced.get(game_id) or 0) > live.version:
         return None

@@ -221,6 +221,12 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
     assert known_version(backend, other) == game.version
     backend.announce(other, game.version + 1)  # then another instance moves it
     assert known_version(backend, other) is None
+    # a race's game: its race's end abandons it in the database, unannounced
+    raced = uuid.uuid4()
+    racing = LiveGame(game, uuid.uuid4(), datetime.now(UTC), None, race_id=uuid.uuid4())
+    confirmed(backend, raced, racing, 1)
+    backend.games.put(raced, racing)
+    assert racing.epoch == 1 and known_version(backend, raced) is None
 
 
 async def test_an_announcement_that_could_not_be_sent_is_sent_again(db_url: str) -> None:
