@@ -56,7 +56,7 @@ async def seed(conn: asyncpg.Connection, entries: int) -> None:
     board; then VACUUM ANALYZE, as autovacuum would leave a settled table."""
     for statement in SEED:
         await conn.execute(statement, *([entries] if "$1" in statement else []))
-    await conn.execute("VACUUM (ANALYZE) players, games, leaderboard_entries")
+    await conn.execute("VACUUM (ANALYZE) players, games, leaderboard_entries, board_bins")
 
 
 async def timed(action: Callable[[], Awaitable[object]], repeats: int) -> list[float]:

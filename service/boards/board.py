@@ -7,14 +7,15 @@ timed by the server's clock), in the order of service/boards/order.py. Pages go 
 neither repeat nor skip entries while new wins arrive, and a deep page costs what the
 first does. Ranks on a page read by cursor continue from the previous page's (wins that
 arrived ahead of the cursor meanwhile are not counted); around=me counts the caller's
-rank afresh: 1 + the entries before it, counted on the index `leaderboard_entries_board`.
+rank afresh: 1 + the entries before it, from the board's bins of time (board_bins) and
+the index `leaderboard_entries_board` within the caller's bin.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import asyncpg
 
@@ -52,35 +53,57 @@ ORDER BY {_ORDER}
 LIMIT $3
 """
 
-MY_ENTRY = f"""
-SELECT {_ENTRY}
-FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
-WHERE e.variant = $1 AND e.deal = $2 AND e.player_id = $3 AND e.board = $4
+# The caller's entry, AROUND entries above it and AROUND + 1 below, and the count of the
+# entries ahead of it, in one statement (one round trip, one snapshot). The count is the
+# entries of the bins of time before the caller's (board_bins, kept by a trigger in each
+# win's transaction, migration 0011) plus those ahead of it in its own bin, counted by an
+# index-only scan of the board's index from the bin's start to its key: O(entries in a
+# bin), not O(rank). `part` says which rows are which: 0 mine, 1 above, 2 below. (The
+# limits are constants so that PostgreSQL's generic plan, made once, is estimated as well
+# as one planned for each call, and chosen: planning this statement costs more than
+# running it.)
+BIN_MS: Final = 10_000  # the width of a bin, in elapsed_ms (as 0011_board_bins.sql's)
+assert order.ORDER[0].name == "elapsed_ms" and not order.ORDER[0].descending, (
+    "board_bins bins the first column of the boards' order: change both together"
+)
+_ON_BOARD = "e.variant = $1 AND e.deal = $2 AND e.board = $4"
+AROUND_ME = f"""
+WITH mine AS (
+    SELECT {_ENTRY}
+    FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
+    WHERE {_ON_BOARD} AND e.player_id = $3
+), above AS (
+    -- (lateral: the caller's key reaches the index scan as a value, not a join filter)
+    SELECT a.* FROM mine m CROSS JOIN LATERAL (
+        SELECT {_ENTRY}
+        FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
+        WHERE {_ON_BOARD} AND {order.beyond("e", "m", later=False)}
+        ORDER BY {order.order_by("e", reverse=True)}
+        LIMIT {AROUND}
+    ) AS a
+), below AS (
+    SELECT b.* FROM mine m CROSS JOIN LATERAL (
+        SELECT {_ENTRY}
+        FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
+        WHERE {_ON_BOARD} AND {order.beyond("e", "m", later=True)}
+        ORDER BY {_ORDER}
+        LIMIT {AROUND + 1}
+    ) AS b
+)
+SELECT 0 AS part, m.*,
+       (SELECT coalesce(sum(b.entries), 0) FROM board_bins b
+        WHERE b.variant = $1 AND b.deal = $2 AND b.board = $4
+          AND b.bin < m.elapsed_ms / {BIN_MS})
+     + (SELECT count(*) FROM (
+            SELECT 1 FROM leaderboard_entries e
+            WHERE {_ON_BOARD} AND e.elapsed_ms >= m.elapsed_ms / {BIN_MS} * {BIN_MS}
+              AND {order.beyond("e", "m", later=False)}
+            ORDER BY {_ORDER}
+        ) AS ahead) AS before
+FROM mine m
+UNION ALL SELECT 1, a.*, NULL FROM above a
+UNION ALL SELECT 2, b.*, NULL FROM below b
 """
-
-# The count of entries ahead of the key $3.., in board order: so the plan is an
-# index-only scan of the board's index up to the key (O(rank)). Without the ORDER BY,
-# PostgreSQL takes a sequential scan of the whole table for a deep key (cheaper by its
-# estimate, slower in fact).
-RANK_BEFORE = f"""
-SELECT count(*) FROM (
-    SELECT 1 FROM leaderboard_entries e
-    WHERE e.variant = $1 AND e.deal = $2 AND e.board = ${_KEY_END}
-      AND {order.beyond("e", 3, later=False)}
-    ORDER BY {_ORDER}
-) AS ahead
-"""
-
-ABOVE = f"""
-SELECT {_ENTRY}
-FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
-WHERE e.variant = $1 AND e.deal = $2 AND e.board = ${_KEY_END + 1}
-  AND {order.beyond("e", 4, later=False)}
-ORDER BY {order.order_by("e", reverse=True)}
-LIMIT $3
-"""
-
-BELOW = BOARD_AFTER
 
 
 def plain_uuid(value: uuid.UUID) -> uuid.UUID:
@@ -151,31 +174,24 @@ async def board_around(
     variant: str,
     deal: int,
     player: Player,
-    around: int = AROUND,
     kind: str = "default",
 ) -> dict[str, Any]:
-    """The caller's entry with `around` entries above and below it, and its rank."""
+    """The caller's entry with AROUND entries above and below it, and its rank."""
     variant = check_deal_number(variant, deal)
-    timeout = backend.store.timeout
-    async with (
-        backend.store.connection() as conn,
-        conn.transaction(isolation="repeatable_read", readonly=True),
-    ):
-        mine = await conn.fetchrow(MY_ENTRY, variant, deal, player.id, kind, timeout=timeout)
-        if mine is None:
-            raise NotFound(
-                f"{player.name} has no entry on this board: only games won on deal {deal}"
-                f" of {variant} count; win one first"
-            )
-        key = order.values(mine)
-        before: int = await conn.fetchval(
-            RANK_BEFORE, variant, deal, *key, kind, timeout=timeout
+    async with backend.store.connection() as conn:
+        rows = await conn.fetch(
+            AROUND_ME, variant, deal, player.id, kind, timeout=backend.store.timeout
         )
-        above = await conn.fetch(ABOVE, variant, deal, around, *key, kind, timeout=timeout)
-        below = await conn.fetch(BELOW, variant, deal, around + 1, *key, kind, timeout=timeout)
-    rank = before + 1
-    rows = [*reversed(above), mine, *below]
-    page = _page(rows, rank - len(above), len(above) + 1 + around)
+    mine = next((r for r in rows if r["part"] == 0), None)
+    if mine is None:
+        raise NotFound(
+            f"{player.name} has no entry on this board: only games won on deal {deal}"
+            f" of {variant} count; win one first"
+        )
+    above = sorted((r for r in rows if r["part"] == 1), key=order.sort_key)
+    below = sorted((r for r in rows if r["part"] == 2), key=order.sort_key)
+    rank = mine["before"] + 1
+    page = _page([*above, mine, *below], rank - len(above), len(above) + 1 + AROUND)
     return {
         "variant": variant, "deal": deal, "board": kind, **page, "rank": rank,
         "me": _entry(mine, rank),

@@ -78,14 +78,20 @@ def order_by(alias: str, reverse: bool = False, columns: tuple[Column, ...] = OR
     )
 
 
-def beyond(alias: str, first: int, later: bool, columns: tuple[Column, ...] = ORDER) -> str:
+def beyond(
+    alias: str, first: int | str, later: bool, columns: tuple[Column, ...] = ORDER
+) -> str:
     """The condition that an entry comes after (`later`) or before the key given in the
-    parameters $first, $first+1, ...: one row comparison, which PostgreSQL answers from
-    the index `leaderboard_entries_board`, so every column sorts the same way."""
+    parameters $first, $first+1, ... (or, when `first` is an alias, in that row's
+    columns): one row comparison, which PostgreSQL answers from the index
+    `leaderboard_entries_board`, so every column sorts the same way."""
     directions = {c.descending for c in columns}
     if len(directions) != 1:
         raise ValueError("a keyset compares the key as one row: its columns sort one way")
     op = ">" if later != directions.pop() else "<"
     names = ", ".join(f"{alias}.{c.name}" for c in columns)
-    params = ", ".join(f"${first + i}" for i in range(len(columns)))
-    return f"({names}) {op} ({params})"
+    if isinstance(first, str):
+        key = ", ".join(f"{first}.{c.name}" for c in columns)
+    else:
+        key = ", ".join(f"${first + i}" for i in range(len(columns)))
+    return f"({names}) {op} ({key})"

@@ -155,6 +155,20 @@ leaderboard_entries = Table(
     Index("leaderboard_entries_player", "player_id", "board", "variant", "deal"),
 )
 
+# A board's entries by bin of time (migration 0011): `entries` of the board's entries have
+# elapsed_ms / 10000 = `bin`, kept by a trigger on leaderboard_entries; ranks read them
+# (service/boards/board.py)
+board_bins = Table(
+    "board_bins",
+    metadata,
+    Column("variant", Text, nullable=False),
+    Column("deal", BigInteger, nullable=False),
+    Column("board", Text, nullable=False),
+    Column("bin", BigInteger, nullable=False),
+    Column("entries", Integer, nullable=False),
+    PrimaryKeyConstraint("variant", "deal", "board", "bin", name="board_bins_pkey"),
+)
+
 # Races (migration 0006): several players, one deal, one clock. `deal` stays unshown until
 # the race starts (NULL until then for a random deal); `version` is the seq of the last
 # event of the race's stream (race_events), taken by an UPDATE of this row.

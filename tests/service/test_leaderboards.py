@@ -7,6 +7,7 @@ record_events writes the board entry in the transaction of the winning move.
 from __future__ import annotations
 
 import itertools
+import random
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -249,6 +250,34 @@ async def test_around_me(backend: Backend) -> None:
     nobody = await new_player(backend, "nobody")
     with pytest.raises(NotFound, match="no entry"):
         await leaderboards.board_around(backend, "freecell", 617, nobody)
+
+
+async def test_ranks_from_the_bins_agree_with_the_whole_board(backend: Backend) -> None:
+    """Entries over several bins of time (board_bins, 10 s each), with ties and improved
+    wins (an entry that moves to another bin): each player's rank by around=me is its
+    place in the whole board sorted by the order, and the bins count the entries."""
+    rng = random.Random(7)
+    players = [await new_player(backend, f"p{i:02}") for i in range(40)]
+    for i, p in enumerate(players):
+        elapsed = rng.choice([rng.randrange(1_000, 60_000), 20_000, 29_999, 30_000])
+        await win(backend, p, elapsed, rng.randrange(50, 60), T0 + timedelta(seconds=i))
+    for p in players[::5]:  # a better win: the entry leaves its bin for an earlier one
+        await win(backend, p, rng.randrange(500, 10_000), 40, T0 + timedelta(hours=1))
+    whole = await leaderboards.board(backend, "freecell", 617, limit=100)
+    ranked = [e["player"]["name"] for e in whole["entries"]]
+    assert len(ranked) == len(players)
+    for p in players:
+        around = await leaderboards.board_around(backend, "freecell", 617, p)
+        assert around["rank"] == ranked.index(p.name) + 1, p.name
+    async with backend.store.connection() as conn:
+        bins = {r["bin"]: r["entries"] for r in await conn.fetch(
+            "SELECT bin, entries FROM board_bins WHERE variant = 'freecell' AND deal = 617"
+            " AND board = 'default' AND entries > 0")}
+        counted = {r["bin"]: r["n"] for r in await conn.fetch(
+            "SELECT elapsed_ms / 10000 AS bin, count(*) AS n FROM leaderboard_entries"
+            " WHERE variant = 'freecell' AND deal = 617 AND board = 'default'"
+            " GROUP BY elapsed_ms / 10000")}
+    assert bins == counted
 
 
 async def test_record_counts_and_streaks(backend: Backend) -> None:
