@@ -70,12 +70,13 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check engine service tests bench migrations tools
 	$(VENV)/bin/mypy --strict engine
 
-# typed clients generated from openapi.yaml into build/client: Python (openapi-python-client)
-# and, where Node is present, TypeScript types (openapi-typescript, from the npm registry)
+# typed clients generated from openapi.yaml into build/client: Python (openapi-python-client,
+# with .venv/bin on PATH so that its ruff post-hooks run; docs/client-guide.md) and, where
+# Node is present, TypeScript types (openapi-typescript, from the npm registry)
 client: $(STAMP)
 	rm -rf build/client && mkdir -p build/client
-	$(VENV)/bin/openapi-python-client generate --path openapi.yaml --meta none \
-	  --output-path build/client/solitaire_client --overwrite
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/openapi-python-client generate \
+	  --path openapi.yaml --meta none --output-path build/client/solitaire_client --overwrite
 	@if command -v npx >/dev/null; then \
 	  npx --yes openapi-typescript@7 openapi.yaml --output build/client/solitaire.d.ts; \
 	else echo "no Node.js: the TypeScript types are skipped"; fi

@@ -3,9 +3,12 @@ OpenAPI description."""
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
+import json
 
+import yaml
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
@@ -67,5 +70,33 @@ async def metrics(request: web.Request) -> web.Response:
     return response
 
 
+# media types that ask for the description as YAML (a browser's text/html too)
+YAML_TYPES = ("application/yaml", "text/yaml", "application/x-yaml", "text/html")
+
+
+def wants_json(accept: str) -> bool:
+    """Whether a request with this `Accept` gets the description as JSON: it names
+    application/json, or takes anything (`*/*`, no Accept) without naming YAML or HTML.
+    A generated client sends `*/*` and reads JSON; a browser gets YAML."""
+    names = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+    if "application/json" in names:
+        return True
+    if names & set(YAML_TYPES):
+        return False
+    return not accept.strip() or "*/*" in names or "application/*" in names
+
+
+@functools.cache
+def openapi_json() -> bytes:
+    document = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
+    return json.dumps(document, ensure_ascii=False, default=str).encode()
+
+
 async def openapi(request: web.Request) -> web.Response:
-    return web.Response(body=OPENAPI.read_bytes(), content_type="application/yaml")
+    """openapi.yaml, as YAML or as JSON (see :func:`wants_json`)."""
+    # (Vary: the answer depends on Accept, so a cache keeps the two apart)
+    if wants_json(request.headers.get("Accept", "")):
+        return web.Response(body=openapi_json(), content_type="application/json",
+                            headers={"Vary": "Accept"})  # fmt: skip
+    return web.Response(body=OPENAPI.read_bytes(), content_type="application/yaml",
+                        headers={"Vary": "Accept"})  # fmt: skip
