@@ -2,8 +2,9 @@
 
 Seeds one deal's board with BENCH_ENTRIES (default 100,000) players' wins, then times,
 through the service functions (service/boards, on the same pool the service uses):
-page 1, a deep page by cursor (90 % down the board: a keyset read, like page 1), and
-around=me for a player in the middle (its rank is counted on the index, O(rank)) -- each
+page 1, a deep page by cursor (90 % down the board: a keyset read, like page 1),
+around=me for a player in the middle (its rank from the board's bins of time and a count
+within its bin), and the winning times in bins (GET .../times) -- each
 as a ratio to the median of a primary-key read `SELECT id, name FROM players WHERE id = $1`
 on the same pool.
 
@@ -73,6 +74,7 @@ async def timed(action: Callable[[], Awaitable[object]], repeats: int) -> list[f
 async def main() -> None:
     from service.base.backend import Backend, GameCache
     from service.boards import board as leaderboards
+    from service.boards import times
     from service.boards.cursors import board_cursor
     from service.database.connections import create_pool
     from service.database.store import EventStore
@@ -112,6 +114,7 @@ async def main() -> None:
              lambda: leaderboards.board(backend, VARIANT, DEAL, 20, cursor)),
             ("around=me (rank 50 %)",
              lambda: leaderboards.board_around(backend, VARIANT, DEAL, me)),
+            ("winning times in bins", lambda: times.winning_times(backend, VARIANT, DEAL)),
         ]
         results = {name: await timed(action, REPEATS) for name, action in cases}
         floor = percentile(results["primary-key read"], 0.5)

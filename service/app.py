@@ -93,6 +93,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/", webclient.index)
     r.add_get("/static/{name}", webclient.static_file)
     r.add_get("/v1/leaderboards/{variant}/{deal}", leaderboards.board)
+    r.add_get("/v1/leaderboards/{variant}/{deal}/times", leaderboards.winning_times)
     r.add_get("/v1/players/{player_id}", leaderboards.player_record)
     r.add_get("/v1/players/{player_id}/games", leaderboards.player_games)
     r.add_post("/v1/races", races.create_race)

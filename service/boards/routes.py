@@ -8,7 +8,7 @@ from service.base.errors import BadRequest
 from service.base.http import int_query, json_response, tagged_response
 from service.base.keys import BACKEND_KEY
 from service.boards import board as boards
-from service.boards import records
+from service.boards import records, times
 from service.deals.numbers import check_deal_number, deal_in_path
 from service.players.auth import caller
 
@@ -57,6 +57,15 @@ async def board(request: web.Request) -> web.Response:
     player = await caller(request)
     return tagged_response(
         request, await boards.board_around(backend, variant, deal, player, kind=kind)
+    )
+
+
+async def winning_times(request: web.Request) -> web.Response:
+    """The default board's winning times in bins (service/boards/times.py)."""
+    variant = request.match_info["variant"]
+    deal = deal_in_path(request.match_info["deal"])
+    return tagged_response(
+        request, await times.winning_times(request.app[BACKEND_KEY], variant, deal)
     )
 
 

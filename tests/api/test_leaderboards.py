@@ -216,3 +216,24 @@ async def test_bad_requests(client: TestClient, store: EventStore) -> None:
     with unchecked():
         r = await client.post("/v1/leaderboards/freecell/1", json={"elapsed_ms": 1})
     assert r.status == 405
+
+
+async def test_winning_times_in_bins(client: TestClient) -> None:
+    """A deal nobody won has no bins; a win puts its time in the bins of the default
+    board (answer checked against openapi.yaml), with an ETag."""
+    deal, moves = shortest("freecell")
+    r = await client.get(f"/v1/leaderboards/freecell/{deal}/times")
+    assert r.status == 200, await r.text()
+    assert await r.json() == {"variant": "freecell", "deal": deal, "winners": 0, "bins": []}
+    ada = await new_player(client)
+    game = await play_to_win(client, ada, "freecell", deal, moves)
+    r = await client.get(f"/v1/leaderboards/freecell/{deal}/times")
+    body = await r.json()
+    assert body["winners"] == 1 and len(body["bins"]) == 1
+    (only,) = body["bins"]
+    assert only["count"] == 1 and only["from_ms"] <= game["elapsed_ms"] < only["to_ms"]
+    assert only["to_ms"] - only["from_ms"] == 10_000
+    again = await client.get(f"/v1/leaderboards/freecell/{deal}/times",
+                             headers={"If-None-Match": r.headers["ETag"]})  # fmt: skip
+    assert again.status == 304
+    assert (await client.get("/v1/leaderboards/freecell/0/times")).status == 422

@@ -18,7 +18,7 @@ import pytest
 from service.base.backend import Backend, GameCache
 from service.base.errors import BadRequest, NotFound, Unprocessable
 from service.boards import board as leaderboards
-from service.boards import cursors, order, records
+from service.boards import cursors, order, records, times
 from service.database.connections import VersionConflict, create_pool
 from service.database.store import EventStore
 from service.players.accounts import Player
@@ -278,6 +278,26 @@ async def test_ranks_from_the_bins_agree_with_the_whole_board(backend: Backend) 
             " WHERE variant = 'freecell' AND deal = 617 AND board = 'default'"
             " GROUP BY elapsed_ms / 10000")}
     assert bins == counted
+
+
+async def test_winning_times_merge_the_bins_into_at_most_thirty(backend: Backend) -> None:
+    """Winners from 5 s to 12 min: 72 bins of 10 s become 24 of 30 s, each count the
+    winners whose time falls in it; the assisted board's wins are not counted."""
+    spread = [5_000, 5_001, 29_999, 30_000, 65_000, 719_999]
+    for i, elapsed in enumerate(spread):
+        await win(backend, await new_player(backend, f"w{i}"), elapsed, 50, T0)
+    await win(backend, await new_player(backend, "helped"), 40_000, 50, T0, hints=1)
+    found = await times.winning_times(backend, "freecell", 617)
+    assert found["winners"] == len(spread)
+    bins = found["bins"]
+    assert len(bins) == 24 and len(bins) <= times.MAX_BINS
+    assert bins[0]["from_ms"] == 0 and bins[-1]["to_ms"] == 720_000
+    assert all(b["to_ms"] - b["from_ms"] == 30_000 for b in bins)
+    for elapsed in spread:
+        (home,) = [b for b in bins if b["from_ms"] <= elapsed < b["to_ms"]]
+        assert home["count"] >= 1
+    assert [b["count"] for b in bins[:3]] == [3, 1, 1]
+    assert sum(b["count"] for b in bins) == len(spread)
 
 
 async def test_record_counts_and_streaks(backend: Backend) -> None:

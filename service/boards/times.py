@@ -1,0 +1,48 @@
+"""A deal's winning times in bins: how a win stands among the others (API.md, "Grades,
+standings and a player's story").
+
+Read from the board's bins of time (`board_bins`, 10 s of elapsed_ms each, kept by a
+trigger in the winning move's transaction: migration 0011), merged into at most
+MAX_BINS bins of equal width: one query, whatever the number of winners.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from service.base.backend import Backend
+from service.boards.board import BIN_MS
+from service.deals.numbers import check_deal_number
+
+MAX_BINS: Final = 30
+
+BINS = """
+SELECT bin, entries FROM board_bins
+WHERE variant = $1 AND deal = $2 AND board = $3 AND entries > 0
+ORDER BY bin
+"""
+
+
+async def winning_times(
+    backend: Backend, variant: str, deal: int, kind: str = "default"
+) -> dict[str, Any]:
+    """{"winners", "bins": [{"from_ms", "to_ms", "count"}, ...]}: the board's winners by
+    their time, in at most MAX_BINS bins, each `from_ms` inclusive and `to_ms` exclusive,
+    from the fastest's bin to the slowest's (empty bins between included)."""
+    variant = check_deal_number(variant, deal)
+    async with backend.store.connection() as conn:
+        rows = await conn.fetch(BINS, variant, deal, kind, timeout=backend.store.timeout)
+    if not rows:
+        return {"variant": variant, "deal": deal, "winners": 0, "bins": []}
+    first, last = rows[0]["bin"], rows[-1]["bin"]
+    per = -(-(last - first + 1) // MAX_BINS)  # of the stored bins, in each shown one
+    counts = [0] * ((last - first) // per + 1)
+    for row in rows:
+        counts[(row["bin"] - first) // per] += row["entries"]
+    width = per * BIN_MS
+    bins = [
+        {"from_ms": first * BIN_MS + i * width, "to_ms": first * BIN_MS + (i + 1) * width,
+         "count": count}
+        for i, count in enumerate(counts)
+    ]  # fmt: skip
+    return {"variant": variant, "deal": deal, "winners": sum(counts), "bins": bins}
