@@ -76,7 +76,8 @@ lint: $(STAMP)
 client: $(STAMP)
 	rm -rf build/client && mkdir -p build/client
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/openapi-python-client generate \
-	  --path openapi.yaml --meta none --output-path build/client/solitaire_client --overwrite
+	  --path openapi.yaml --config openapi-client.yaml --meta none \
+	  --output-path build/client/solitaire_client --overwrite
 	@if command -v npx >/dev/null; then \
 	  npx --yes openapi-typescript@7 openapi.yaml --output build/client/solitaire.d.ts; \
 	else echo "no Node.js: the TypeScript types are skipped"; fi

@@ -70,6 +70,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_post("/v1/players", players.create_player)
     # the caller's own player: before /v1/players/{player_id}, which would take "me"
     r.add_get("/v1/players/me", players.me)
+    r.add_get("/v1/players/me/export", players.export)
     r.add_post("/v1/players/me/tokens", players.add_token)
     r.add_get("/v1/players/me/tokens", players.list_tokens)
     r.add_delete("/v1/players/me/tokens/{token_id}", players.revoke_token)

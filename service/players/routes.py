@@ -9,6 +9,7 @@ from service.base.http import json_response, parse_body, tagged_response
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
 from service.boards import records as leaderboards
+from service.games.export import lines as export_lines
 from service.players import accounts as players
 from service.players import link_codes
 from service.players.auth import caller
@@ -26,6 +27,23 @@ async def me(request: web.Request) -> web.Response:
     player = await caller(request)
     record = await leaderboards.player_record(request.app[BACKEND_KEY], player.id)
     return tagged_response(request, record)
+
+
+async def export(request: web.Request) -> web.StreamResponse:
+    """Every game of the caller with its whole log, one game a line, streamed
+    (service/games/export.py). Until the first line, trouble is an answer like any other
+    (401, 503); after it, the connection is cut and the body ends without its last line."""
+    player = await caller(request)
+    lines = export_lines(request.app[BACKEND_KEY], player.id)
+    first = await anext(lines, None)
+    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+    await response.prepare(request)
+    if first is not None:
+        await response.write(first)
+        async for line in lines:
+            await response.write(line)
+    await response.write_eof()
+    return response
 
 
 async def add_token(request: web.Request) -> web.Response:

@@ -53,6 +53,7 @@ def generate(folder: Path) -> tuple[Any, str]:
     env = {**os.environ, "PATH": f"{tool.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run(
         [str(tool), "generate", "--path", str(OPENAPI), "--meta", "none",
+         "--config", str(OPENAPI.with_name("openapi-client.yaml")),
          "--output-path", str(folder / "solitaire_client"), "--overwrite"],
         check=True, capture_output=True, text=True, cwd=folder, env=env,
     )  # fmt: skip
