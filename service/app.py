@@ -71,6 +71,9 @@ def setup_routes(app: web.Application) -> None:
     # the caller's own player: before /v1/players/{player_id}, which would take "me"
     r.add_get("/v1/players/me", players.me)
     r.add_get("/v1/players/me/export", players.export)
+    r.add_get("/v1/players/me/friends", players.list_friends)
+    r.add_put("/v1/players/me/friends/{player_id}", players.follow)
+    r.add_delete("/v1/players/me/friends/{player_id}", players.unfollow)
     r.add_post("/v1/players/me/tokens", players.add_token)
     r.add_get("/v1/players/me/tokens", players.list_tokens)
     r.add_delete("/v1/players/me/tokens/{token_id}", players.revoke_token)
@@ -238,7 +241,7 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     await hub.stop()
 
 
-CORS_METHODS = ("GET", "POST", "DELETE")
+CORS_METHODS = ("GET", "POST", "PUT", "DELETE")
 CORS_REQUEST_HEADERS = (
     "Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-Request-Id",
 )

@@ -28,28 +28,28 @@ from service.players.accounts import Player
 
 AROUND = 5  # entries shown above and below the caller's own with around=me
 
-_ENTRY = (
+ENTRY = (
     "e.player_id, p.name, e.game_id, e.elapsed_ms, e.moves, e.undos, e.finished_at,"
     " e.assisted, e.verified"
 )
-_ORDER = order.order_by("e")
+ORDER_BY = order.order_by("e")
 _KEY_END = 3 + len(order.ORDER)  # the last of a key's parameters, from $4 on
 
 
 BOARD_FIRST = f"""
-SELECT {_ENTRY}
+SELECT {ENTRY}
 FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
 WHERE e.variant = $1 AND e.deal = $2 AND e.board = $4
-ORDER BY {_ORDER}
+ORDER BY {ORDER_BY}
 LIMIT $3
 """
 
 BOARD_AFTER = f"""
-SELECT {_ENTRY}
+SELECT {ENTRY}
 FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
 WHERE e.variant = $1 AND e.deal = $2 AND e.board = ${_KEY_END + 1}
   AND {order.beyond("e", 4, later=True)}
-ORDER BY {_ORDER}
+ORDER BY {ORDER_BY}
 LIMIT $3
 """
 
@@ -67,15 +67,32 @@ assert order.ORDER[0].name == "elapsed_ms" and not order.ORDER[0].descending, (
     "board_bins bins the first column of the boards' order: change both together"
 )
 _ON_BOARD = "e.variant = $1 AND e.deal = $2 AND e.board = $4"
+
+
+def ahead_of(alias: str) -> str:
+    """The count of the entries ahead of the entry `alias` on its board (the deal in $1,
+    $2, the board in $4): the board's bins of time before its own, and the entries ahead
+    of it within its bin, by an index-only scan from the bin's start to its key."""
+    return f"""(SELECT coalesce(sum(b.entries), 0) FROM board_bins b
+        WHERE b.variant = $1 AND b.deal = $2 AND b.board = $4
+          AND b.bin < {alias}.elapsed_ms / {BIN_MS})
+     + (SELECT count(*) FROM (
+            SELECT 1 FROM leaderboard_entries e
+            WHERE {_ON_BOARD} AND e.elapsed_ms >= {alias}.elapsed_ms / {BIN_MS} * {BIN_MS}
+              AND {order.beyond("e", alias, later=False)}
+            ORDER BY {ORDER_BY}
+        ) AS ahead)"""
+
+
 AROUND_ME = f"""
 WITH mine AS (
-    SELECT {_ENTRY}
+    SELECT {ENTRY}
     FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
     WHERE {_ON_BOARD} AND e.player_id = $3
 ), above AS (
     -- (lateral: the caller's key reaches the index scan as a value, not a join filter)
     SELECT a.* FROM mine m CROSS JOIN LATERAL (
-        SELECT {_ENTRY}
+        SELECT {ENTRY}
         FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
         WHERE {_ON_BOARD} AND {order.beyond("e", "m", later=False)}
         ORDER BY {order.order_by("e", reverse=True)}
@@ -83,23 +100,14 @@ WITH mine AS (
     ) AS a
 ), below AS (
     SELECT b.* FROM mine m CROSS JOIN LATERAL (
-        SELECT {_ENTRY}
+        SELECT {ENTRY}
         FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
         WHERE {_ON_BOARD} AND {order.beyond("e", "m", later=True)}
-        ORDER BY {_ORDER}
+        ORDER BY {ORDER_BY}
         LIMIT {AROUND + 1}
     ) AS b
 )
-SELECT 0 AS part, m.*,
-       (SELECT coalesce(sum(b.entries), 0) FROM board_bins b
-        WHERE b.variant = $1 AND b.deal = $2 AND b.board = $4
-          AND b.bin < m.elapsed_ms / {BIN_MS})
-     + (SELECT count(*) FROM (
-            SELECT 1 FROM leaderboard_entries e
-            WHERE {_ON_BOARD} AND e.elapsed_ms >= m.elapsed_ms / {BIN_MS} * {BIN_MS}
-              AND {order.beyond("e", "m", later=False)}
-            ORDER BY {_ORDER}
-        ) AS ahead) AS before
+SELECT 0 AS part, m.*, {ahead_of("m")} AS before
 FROM mine m
 UNION ALL SELECT 1, a.*, NULL FROM above a
 UNION ALL SELECT 2, b.*, NULL FROM below b
@@ -126,10 +134,16 @@ def _entry(row: asyncpg.Record, rank: int) -> dict[str, Any]:
 
 
 def _page(rows: Sequence[asyncpg.Record], first_rank: int, limit: int) -> dict[str, Any]:
+    return page_of(rows, range(first_rank, first_rank + len(rows)), limit)
+
+
+def page_of(rows: Sequence[asyncpg.Record], ranks: Sequence[int], limit: int) -> dict[str, Any]:
+    """The first `limit` rows as entries with their `ranks`, and the cursor after the last
+    when there are more."""
     shown = rows[:limit]
-    entries = [_entry(row, first_rank + i) for i, row in enumerate(shown)]
+    entries = [_entry(row, rank) for row, rank in zip(shown, ranks, strict=False)]
     more = len(rows) > limit
-    last = board_cursor(order.values(shown[-1]), first_rank + len(shown) - 1) if more else None
+    last = board_cursor(order.values(shown[-1]), ranks[len(shown) - 1]) if more else None
     return {"entries": entries, "next": last}
 
 

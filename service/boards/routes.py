@@ -8,7 +8,7 @@ from service.base.errors import BadRequest
 from service.base.http import int_query, json_response, tagged_response
 from service.base.keys import BACKEND_KEY
 from service.boards import board as boards
-from service.boards import records, times
+from service.boards import friends, records, times
 from service.deals.numbers import check_deal_number, deal_in_path
 from service.players.auth import caller
 
@@ -45,6 +45,13 @@ async def board(request: web.Request) -> web.Response:
     around = request.query.get("around")
     kind = boards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
     backend = request.app[BACKEND_KEY]
+    if _flag(request, "friends"):
+        if around is not None:
+            raise BadRequest("give either 'around=me' or 'friends=true', not both")
+        check_deal_number(variant, deal)  # a bad board is a 400/422 before the token
+        player = await caller(request)
+        return tagged_response(request, await friends.friends_board(
+            backend, variant, deal, player, limit, cursor, kind))  # fmt: skip
     if around is None:
         return tagged_response(
             request, await boards.board(backend, variant, deal, limit, cursor, kind)

@@ -155,6 +155,19 @@ leaderboard_entries = Table(
     Index("leaderboard_entries_player", "player_id", "board", "variant", "deal"),
 )
 
+# The players a player follows (migration 0012): service/players/friends.py
+friends = Table(
+    "friends",
+    metadata,
+    Column("player_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column("friend_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column(
+        "created_at", DateTime(timezone=True), nullable=False,
+        server_default=text("clock_timestamp()"),
+    ),
+    PrimaryKeyConstraint("player_id", "friend_id", name="friends_pkey"),
+)
+
 # A board's entries by bin of time (migration 0011): `entries` of the board's entries have
 # elapsed_ms / 10000 = `bin`, kept by a trigger on leaderboard_entries; ranks read them
 # (service/boards/board.py)

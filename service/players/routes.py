@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from service.base.http import json_response, parse_body, tagged_response
+from service.base.http import json_response, parse_body, path_id, tagged_response
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
 from service.boards import records as leaderboards
 from service.games.export import lines as export_lines
 from service.players import accounts as players
-from service.players import link_codes
+from service.players import friends, link_codes
 from service.players.auth import caller
 from service.players.link_codes import LINK_KEY
 from service.players.schemas import LinkDevice, NewDevice, NewPlayer
@@ -44,6 +44,25 @@ async def export(request: web.Request) -> web.StreamResponse:
             await response.write(line)
     await response.write_eof()
     return response
+
+
+async def follow(request: web.Request) -> web.Response:
+    player = await caller(request)
+    friend = path_id(request, "player_id", "player")
+    await friends.follow(request.app[BACKEND_KEY], player, friend)
+    return web.Response(status=204)
+
+
+async def unfollow(request: web.Request) -> web.Response:
+    player = await caller(request)
+    friend = path_id(request, "player_id", "player")
+    await friends.unfollow(request.app[BACKEND_KEY], player, friend)
+    return web.Response(status=204)
+
+
+async def list_friends(request: web.Request) -> web.Response:
+    player = await caller(request)
+    return json_response(await friends.friends(request.app[BACKEND_KEY], player))
 
 
 async def add_token(request: web.Request) -> web.Response:
