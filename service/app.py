@@ -100,6 +100,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/leaderboards/{variant}/{deal}/times", leaderboards.winning_times)
     r.add_get("/v1/players/{player_id}", leaderboards.player_record)
     r.add_get("/v1/players/{player_id}/games", leaderboards.player_games)
+    r.add_get("/v1/players/{player_id}/stats", players.player_stats)
     r.add_post("/v1/races", races.create_race)
     r.add_get("/v1/races/{race_id}", races.get_race)
     r.add_post("/v1/races/{race_id}/join", races.join_race)

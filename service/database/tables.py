@@ -97,6 +97,12 @@ games = Table(
     ),
     Index("games_player_created", "player_id", "created_at"),
     Index("games_race", "race_id", "player_id"),
+    # a player's games by when they ended (migration 0013): their recent results
+    Index("games_player_finished", "player_id", "finished_at",
+          postgresql_where=text("finished_at IS NOT NULL")),
+    # a player's won games by time (migration 0013): their median
+    Index("games_player_won_times", "player_id", "variant", "elapsed_ms",
+          postgresql_where=text("status = 'won'")),
 )
 
 game_events = Table(
@@ -153,6 +159,31 @@ leaderboard_entries = Table(
         "variant", "deal", "board", "elapsed_ms", "moves", "finished_at", "player_id",
     ),
     Index("leaderboard_entries_player", "player_id", "board", "variant", "deal"),
+)
+
+# A player's figures per game and winning times by the second (migration 0013), kept by
+# a trigger on games: service/players/stats.py
+player_stats = Table(
+    "player_stats",
+    metadata,
+    Column("player_id", Uuid, ForeignKey("players.id"), nullable=False),
+    Column("variant", Text, nullable=False),
+    Column("played", Integer, nullable=False),
+    Column("won", Integer, nullable=False),
+    Column("won_assisted", Integer, nullable=False),
+    Column("streak", Integer, nullable=False),
+    Column("best_streak", Integer, nullable=False),
+    Column("best_ms", BigInteger, nullable=True),
+    PrimaryKeyConstraint("player_id", "variant", name="player_stats_pkey"),
+)
+player_time_bins = Table(
+    "player_time_bins",
+    metadata,
+    Column("player_id", Uuid, nullable=False),
+    Column("variant", Text, nullable=False),
+    Column("bin", BigInteger, nullable=False),
+    Column("wins", Integer, nullable=False),
+    PrimaryKeyConstraint("player_id", "variant", "bin", name="player_time_bins_pkey"),
 )
 
 # The players a player follows (migration 0012): service/players/friends.py

@@ -11,7 +11,7 @@ from service.base.ratelimit import charge
 from service.boards import records as leaderboards
 from service.games.export import lines as export_lines
 from service.players import accounts as players
-from service.players import friends, link_codes
+from service.players import friends, link_codes, stats
 from service.players.auth import caller
 from service.players.link_codes import LINK_KEY
 from service.players.schemas import LinkDevice, NewDevice, NewPlayer
@@ -44,6 +44,11 @@ async def export(request: web.Request) -> web.StreamResponse:
             await response.write(line)
     await response.write_eof()
     return response
+
+
+async def player_stats(request: web.Request) -> web.Response:
+    record = await stats.player_stats(request.app[BACKEND_KEY], request.match_info["player_id"])
+    return tagged_response(request, record)
 
 
 async def follow(request: web.Request) -> web.Response:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -104,3 +104,46 @@ async def test_leaderboards_migration_goes_down_and_up_again(db_url: str) -> Non
     assert await won(db_url) is True
 
 
+
+
+async def test_the_stats_migration_counts_the_games_recorded_before(db_url: str) -> None:
+    """Games recorded before migration 0013 are counted by it: played, won, won with
+    help, best time, the bins of the median, and the streaks in the order games ended."""
+    config = alembic_config(db_url)
+    await asyncio.to_thread(command.downgrade, config, "0012")
+    pid = uuid.uuid4()
+    # (status, assisted, elapsed_ms, seconds after the first to end)
+    games = [("won", False, 5_000, 1), ("won", False, 7_500, 2), ("blocked", False, None, 3),
+             ("won", False, 9_000, 4), ("won", True, 4_000, 5), ("won", False, 6_000, 6),
+             ("won", False, 8_000, 7), ("won", False, 3_000, 8), ("playing", False, None, 0),
+             ("abandoned", False, None, 9)]  # fmt: skip
+    conn = await asyncpg.connect(db_url)
+    try:
+        await conn.execute("INSERT INTO players (id, name, token_hash) VALUES ($1, 'ada', $2)",
+                           pid, pid.bytes)  # fmt: skip
+        t0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+        for status, assisted, elapsed, after in games:
+            finished = None if status == "playing" else t0 + timedelta(seconds=after)
+            await conn.execute(
+                """INSERT INTO games (id, player_id, variant, deal, autoplay, status, version,
+                                      moves, undos, foundation_cards, created_at, updated_at,
+                                      finished_at, elapsed_ms, assisted)
+                   VALUES ($1, $2, 'freecell', 1, false, $3, 2, 1, 0, 0, $4, $4, $5, $6, $7)""",
+                uuid.uuid4(), pid, status, t0, finished, elapsed, assisted,
+            )
+    finally:
+        await conn.close()
+    await asyncio.to_thread(command.upgrade, config, "head")
+    conn = await asyncpg.connect(db_url)
+    try:
+        row = await conn.fetchrow("SELECT * FROM player_stats WHERE player_id = $1", pid)
+        bins = await conn.fetch(
+            "SELECT bin, wins FROM player_time_bins WHERE player_id = $1 ORDER BY bin", pid)
+    finally:
+        await conn.close()
+    assert dict(row) | {"player_id": None} == {
+        "player_id": None, "variant": "freecell", "played": 10, "won": 7, "won_assisted": 1,
+        # 2 clean wins, blocked; 1, the hinted win; 3, abandoned: 0 now, 3 at best
+        "streak": 0, "best_streak": 3, "best_ms": 3_000,
+    }  # fmt: skip
+    assert [(b["bin"], b["wins"]) for b in bins] == [(second, 1) for second in range(3, 10)]
