@@ -1,6 +1,6 @@
 """`python -m service verify`: every game against its projection and board entries
 (service/verify/games.py), then every race against its games' logs
-(service/verify/races.py).
+(service/verify/races.py), then the counts kept beside them (service/verify/counts.py).
 
 The event log is the truth; the projection and the leaderboards are written from it in the
 same transaction (record_events), so any difference is a bug or damage. Every game is
@@ -17,6 +17,7 @@ from collections.abc import Callable
 import asyncpg
 
 from service.database.connections import connect_options, init_connection
+from service.verify.counts import check_counts
 from service.verify.games import BATCH, GameChecks
 from service.verify.races import check_races
 from service.verify.report import Report
@@ -31,6 +32,7 @@ async def check_all(
     await games.games()
     await games.leaderboards()
     await check_races(conn, report.differ, games.race_writes)
+    await check_counts(conn, report.differ)
     return report
 
 

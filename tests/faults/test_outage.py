@@ -175,8 +175,12 @@ async def test_database_gone_or_hung_answers_503_then_recovers_without_a_restart
     async def start() -> None:
         await asyncio.to_thread(own_postgres.restart)
 
-    async def kill() -> None:  # the postmaster alone: its backends notice and exit
-        postgres_processes(own_postgres)[0].send_signal(signal.SIGKILL)
+    async def kill() -> None:
+        """The postmaster alone: its backends notice and exit (the outage begins once
+        they have: until then, a pooled connection's backend may still answer)."""
+        postmaster, *children = postgres_processes(own_postgres)
+        postmaster.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(psutil.wait_procs, [postmaster, *children], 10)
 
     async def freeze() -> None:
         signal_all(own_postgres, signal.SIGSTOP)

@@ -337,3 +337,29 @@ async def test_verify_recomputes_a_races_progress_finishes_and_ranking_from_the_
         await conn.close()
     report = await verify(db_url, min_median_move_ms=0)
     assert report.ok, [str(d) for d in report.differences]
+
+
+async def test_verify_checks_the_counts_kept_beside_the_projection(
+    client: TestClient, db_url: str
+) -> None:
+    """The boards' bins of time and the players' figures, written by triggers, are
+    counted again from the entries and the games: damage to either is reported."""
+    await games_of_every_kind(client)
+    assert (await verify(db_url, min_median_move_ms=0)).ok
+    conn = await asyncpg.connect(db_url)
+    try:
+        await conn.execute("UPDATE board_bins SET entries = entries + 1"
+                           " WHERE ctid = (SELECT min(ctid) FROM board_bins)")  # fmt: skip
+        await conn.execute(
+            "UPDATE player_stats SET won = won + 2"
+            " WHERE ctid = (SELECT min(ctid) FROM player_stats WHERE won > 0)"
+        )
+        await conn.execute("DELETE FROM player_time_bins"
+                           " WHERE ctid = (SELECT min(ctid) FROM player_time_bins)")  # fmt: skip
+    finally:
+        await conn.close()
+    found = [str(d) for d in (await verify(db_url, min_median_move_ms=0)).differences]
+    assert len(found) == 3, found
+    assert "board_bins says" in found[0]
+    assert "in player_stats" in found[1]
+    assert "player_time_bins says 0" in found[2]
