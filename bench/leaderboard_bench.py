@@ -4,7 +4,7 @@ Seeds one deal's board with BENCH_ENTRIES (default 100,000) players' wins, then 
 through the service functions (service/boards, on the same pool the service uses):
 page 1, a deep page by cursor (90 % down the board: a keyset read, like page 1),
 around=me for a player in the middle (its rank from the board's bins of time and a count
-within its bin), and the winning times in bins (GET .../times) -- each
+within its bin), the winning times in bins (GET .../times), and a player's stats -- each
 as a ratio to the median of a primary-key read `SELECT id, name FROM players WHERE id = $1`
 on the same pool.
 
@@ -78,6 +78,7 @@ async def main() -> None:
     from service.boards.cursors import board_cursor
     from service.database.connections import create_pool
     from service.database.store import EventStore
+    from service.players import stats
     from service.players.accounts import Player
 
     url = await fresh_database(database_url(), "bench_leaderboards")
@@ -115,6 +116,7 @@ async def main() -> None:
             ("around=me (rank 50 %)",
              lambda: leaderboards.board_around(backend, VARIANT, DEAL, me)),
             ("winning times in bins", lambda: times.winning_times(backend, VARIANT, DEAL)),
+            ("a player's stats", lambda: stats.player_stats(backend, str(middle))),
         ]
         results = {name: await timed(action, REPEATS) for name, action in cases}
         floor = percentile(results["primary-key read"], 0.5)

@@ -3,9 +3,9 @@ their figures, streaks, best and median times, and their last 100 finished games
 
 The figures are kept as the player plays (player_stats and player_time_bins, by a
 trigger on games in the transaction of each game's creation and change of status:
-migration 0013), so a read costs a few index lookups whatever the number of games: the
-median's second from the bins, then the median itself off the index of won games by time
-within that second.
+migration 0013), so a read counts no games: one statement, in which the median's second
+is found from the bins and the median itself read off the index of won games by time
+within that second (the mean of the two middle times for an even count).
 """
 
 from __future__ import annotations
@@ -15,28 +15,50 @@ from typing import Any, Final
 
 from service.base.backend import Backend
 from service.base.errors import NotFound
-from service.players.accounts import plain_uuid
 
 RECENT: Final = 100
 
-STATS = """
-SELECT s.variant, s.played, s.won, s.won_assisted, s.streak, s.best_streak, s.best_ms,
-       (SELECT array_agg(b.bin ORDER BY b.bin) FROM player_time_bins b
-        WHERE b.player_id = s.player_id AND b.variant = s.variant) AS bins,
-       (SELECT array_agg(b.wins ORDER BY b.bin) FROM player_time_bins b
-        WHERE b.player_id = s.player_id AND b.variant = s.variant) AS wins
-FROM player_stats s WHERE s.player_id = $1 ORDER BY s.variant
-"""
-NTH_TIME = """
-SELECT elapsed_ms FROM games
-WHERE player_id = $1 AND variant = $2 AND status = 'won'
-  AND elapsed_ms >= $3 * 1000 AND elapsed_ms < ($3 + 1) * 1000
-ORDER BY elapsed_ms OFFSET $4 LIMIT 1
-"""
-RECENT_GAMES = f"""
-SELECT id, variant, deal, status, elapsed_ms, finished_at FROM games
-WHERE player_id = $1 AND finished_at IS NOT NULL
-ORDER BY finished_at DESC LIMIT {RECENT}
+STATS = f"""
+WITH s AS (
+    SELECT variant, played, won, won_assisted, streak, best_streak, best_ms
+    FROM player_stats WHERE player_id = $1
+), b AS (
+    SELECT variant, bin, wins,
+           sum(wins) OVER (PARTITION BY variant ORDER BY bin) - wins AS before
+    FROM player_time_bins WHERE player_id = $1
+), places AS (
+    SELECT s.variant, p.place
+    FROM s CROSS JOIN LATERAL (VALUES ((s.won - 1) / 2), (s.won / 2)) AS p(place)
+    WHERE s.won > 0
+), mids AS (
+    SELECT pl.variant, (
+        SELECT g.elapsed_ms FROM games g
+        WHERE g.player_id = $1 AND g.variant = pl.variant AND g.status = 'won'
+          AND g.elapsed_ms >= bb.bin * 1000 AND g.elapsed_ms < (bb.bin + 1) * 1000
+        ORDER BY g.elapsed_ms OFFSET pl.place - bb.before LIMIT 1
+    ) AS t
+    FROM places pl JOIN b bb ON bb.variant = pl.variant
+        AND pl.place >= bb.before AND pl.place < bb.before + bb.wins
+)
+SELECT
+    (SELECT name FROM players WHERE id = $1) AS name,
+    (SELECT coalesce(jsonb_object_agg(s.variant, jsonb_build_object(
+         'played', s.played, 'won', s.won, 'won_assisted', s.won_assisted,
+         'win_rate', CASE WHEN s.played > 0 THEN round(s.won::numeric / s.played, 4)
+                          ELSE 0 END,
+         'streak', s.streak, 'best_streak', s.best_streak, 'best_ms', s.best_ms,
+         'median_ms', (SELECT floor(avg(m.t))::bigint FROM mids m
+                       WHERE m.variant = s.variant))), '{{}}'::jsonb)
+     FROM s) AS games,
+    (SELECT coalesce(jsonb_agg(jsonb_build_object(
+         'game_id', g.id, 'variant', g.variant, 'deal', g.deal, 'status', g.status,
+         'elapsed_ms', g.elapsed_ms,
+         'finished_at', to_char(g.finished_at AT TIME ZONE 'UTC',
+                                'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'))
+         ORDER BY g.finished_at DESC, g.id), '[]'::jsonb)
+     FROM (SELECT id, variant, deal, status, elapsed_ms, finished_at FROM games
+           WHERE player_id = $1 AND finished_at IS NOT NULL
+           ORDER BY finished_at DESC, id LIMIT {RECENT}) AS g) AS recent
 """
 
 
@@ -46,50 +68,9 @@ async def player_stats(backend: Backend, player_id: str) -> dict[str, Any]:
         pid = uuid.UUID(player_id)
     except ValueError:
         raise NotFound(f"there is no player with id {player_id!r}") from None
-    timeout = backend.store.timeout
     async with backend.store.connection() as conn:
-        name = await conn.fetchval("SELECT name FROM players WHERE id = $1", pid,
-                                   timeout=timeout)  # fmt: skip
-        if name is None:
-            raise NotFound(f"there is no player with id {player_id}")
-        rows = await conn.fetch(STATS, pid, timeout=timeout)
-        games = {}
-        for row in rows:
-            median = await _median(conn, pid, row, timeout)
-            games[row["variant"]] = {
-                "played": row["played"], "won": row["won"],
-                "won_assisted": row["won_assisted"],
-                "win_rate": round(row["won"] / row["played"], 4) if row["played"] else 0.0,
-                "streak": row["streak"], "best_streak": row["best_streak"],
-                "best_ms": row["best_ms"], "median_ms": median,
-            }  # fmt: skip
-        recent = await conn.fetch(RECENT_GAMES, pid, timeout=timeout)
-    return {
-        "player": {"id": pid, "name": name},
-        "games": games,
-        "recent": [
-            {"game_id": plain_uuid(r["id"]), "variant": r["variant"], "deal": r["deal"],
-             "status": r["status"], "elapsed_ms": r["elapsed_ms"],
-             "finished_at": r["finished_at"]}
-            for r in recent
-        ],
-    }
-
-
-async def _median(conn: Any, pid: uuid.UUID, row: Any, timeout: float) -> int | None:
-    """The median winning time (the mean of the two middle ones for an even count)."""
-    bins, wins = row["bins"] or [], row["wins"] or []
-    total = sum(wins)
-    if not total:
-        return None
-    middle = [(total - 1) // 2, total // 2]  # the places of the middle time(s), from 0
-    values: list[int] = []
-    for place in middle:
-        seen = 0
-        for b, n in zip(bins, wins, strict=True):
-            if place < seen + n:
-                values.append(await conn.fetchval(
-                    NTH_TIME, pid, row["variant"], b, place - seen, timeout=timeout))  # fmt: skip
-                break
-            seen += n
-    return sum(values) // len(values) if values else None
+        row = await conn.fetchrow(STATS, pid, timeout=backend.store.timeout)
+    if row is None or row["name"] is None:
+        raise NotFound(f"there is no player with id {player_id}")
+    return {"player": {"id": pid, "name": row["name"]}, "games": row["games"],
+            "recent": row["recent"]}  # fmt: skip
