@@ -19,14 +19,17 @@ target_metadata = metadata
 
 
 def _url() -> str:
+    """The database's URL, as the caller or DATABASE_URL gives it."""
     url = config.attributes.get("database_url") or os.environ.get("DATABASE_URL")
     if not url:
         raise RuntimeError("no database: set DATABASE_URL")
-    return sqlalchemy_url(url)
+    return str(url)
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True)
+    context.configure(
+        url=sqlalchemy_url(_url()), target_metadata=target_metadata, literal_binds=True
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -40,10 +43,7 @@ def _run(connection: Connection) -> None:
 async def run_migrations_online() -> None:
     # asyncpg is given the URL itself, which SQLAlchemy's parser cannot always read (several
     # hosts: postgresql://u@h1:p1,h2:p2/db?target_session_attrs=read-write)
-    url = config.attributes.get("database_url") or os.environ.get("DATABASE_URL")
-    if not url:
-        raise RuntimeError("no database: set DATABASE_URL")
-    dsn = asyncpg_dsn(url)
+    dsn = asyncpg_dsn(_url())
     if config.attributes.get("pooler"):  # DATABASE_POOLER=transaction: service/database/migrate.py
         options: dict[str, int] = {"statement_cache_size": 0}
         engine_url = "postgresql+asyncpg://?prepared_statement_cache_size=0"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import re
@@ -38,6 +39,7 @@ from service.boards import routes as leaderboards
 from service.database.connections import StoreError, create_pool
 from service.database.embedded import asyncpg_dsn, resolve_database_url
 from service.database.store import EventStore
+from service.games import positions
 from service.games import routes as games
 from service.live import routes as stream
 from service.live.hub import HUB_KEY, STREAMS_KEY, StreamHub
@@ -234,7 +236,7 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     app[BACKEND_KEY].committed = hub.committed
     app[BACKEND_KEY].race_committed = hub.race_committed
     hub.on_race = app[BACKEND_KEY].wake_race_feed
-    hub.on_game = app[BACKEND_KEY].announce
+    hub.on_game = functools.partial(positions.announce, app[BACKEND_KEY])
     app[BACKEND_KEY].epoch = hub.epoch
     hub.sweep_races = lambda: race_feeds.sweep(app[BACKEND_KEY])
     await hub.start()

@@ -48,11 +48,7 @@ class Lru(Generic[K, V]):
 
 
 class Versioned(Protocol):
-    """What says its version: copies of one game are ordered by it. Its `epoch` says
-    under which connection of the live-event listener it was known to be the log's latest
-    (None: not known)."""
-
-    epoch: int | None
+    """What says its version: copies of one game are ordered by it."""
 
     @property
     def version(self) -> int: ...
@@ -104,7 +100,8 @@ class Backend:
     # and loss of it), None while it is not listening: what memory was confirmed under
     # holds only while it stays the same (service/games/positions.py: known_version)
     epoch: Callable[[], int | None] = field(default=lambda: None)
-    # the last seq that another instance announced for a game (its NOTIFY or broker line)
+    # the last seq that another instance announced for a game (its NOTIFY or broker
+    # line): service/games/positions.py, announce and known_version
     announced: Lru[uuid.UUID, int] = field(default_factory=lambda: Lru(200_000))
 
     def lock_for(self, game_id: uuid.UUID) -> asyncio.Lock:
@@ -114,15 +111,6 @@ class Backend:
                 self.locks = {k: v for k, v in self.locks.items() if v.locked()}
             lock = self.locks[game_id] = asyncio.Lock()
         return lock
-
-    def announce(self, game_id: uuid.UUID, seq: int) -> None:
-        """Another instance says the game's log reaches `seq`: a copy in memory behind it
-        is no longer known to be current (nor one being read from the log meanwhile)."""
-        if seq > (self.announced.get(game_id) or 0):
-            self.announced[game_id] = seq
-        held = self.games.get(game_id)
-        if held is not None and held.version < seq:
-            held.epoch = None
 
     def wake_race(self, race_id: uuid.UUID) -> None:
         """The race's log grew by a commit of this instance: its feed here reads now, and

@@ -13,7 +13,6 @@ the index `leaderboard_entries_board` within the caller's bin.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -23,6 +22,7 @@ from service.base.backend import Backend
 from service.base.errors import NotFound
 from service.boards import order
 from service.boards.cursors import board_cursor, parse_board_cursor
+from service.database.connections import plain
 from service.deals.numbers import check_deal_number
 from service.players.accounts import Player
 
@@ -114,21 +114,16 @@ UNION ALL SELECT 2, b.*, NULL FROM below b
 """
 
 
-def plain_uuid(value: uuid.UUID) -> uuid.UUID:
-    """A plain uuid.UUID for asyncpg's own UUID type (which orjson does not serialise)."""
-    return uuid.UUID(int=value.int)
-
-
 def _entry(row: asyncpg.Record, rank: int) -> dict[str, Any]:
     return {
         "rank": rank,
-        "player": {"id": plain_uuid(row["player_id"]), "name": row["name"]},
+        "player": {"id": plain(row["player_id"]), "name": row["name"]},
         "elapsed_ms": row["elapsed_ms"],
         "moves": row["moves"],
         "undos": row["undos"],
         "assisted": row["assisted"],
         "verified": row["verified"],
-        "game_id": plain_uuid(row["game_id"]),
+        "game_id": plain(row["game_id"]),
         "finished_at": row["finished_at"],
     }
 

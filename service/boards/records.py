@@ -16,8 +16,8 @@ import asyncpg
 from service.base.backend import Backend
 from service.base.errors import NotFound
 from service.boards import order
-from service.boards.board import plain_uuid
 from service.boards.cursors import games_cursor, parse_games_cursor
+from service.database.connections import plain
 
 PLAYER = "SELECT id, name, created_at FROM players WHERE id = $1"
 
@@ -102,7 +102,7 @@ async def player_record(backend: Backend, player_id: str | uuid.UUID) -> dict[st
             best[row["variant"]] = row
     played = counts["played"]
     return {
-        "id": plain_uuid(who["id"]),
+        "id": plain(who["id"]),
         "name": who["name"],
         "created_at": who["created_at"],
         "games_played": played,
@@ -120,7 +120,7 @@ async def player_record(backend: Backend, player_id: str | uuid.UUID) -> dict[st
                 "moves": row["moves"],
                 "undos": row["undos"],
                 "deal": row["deal"],
-                "game_id": plain_uuid(row["game_id"]),
+                "game_id": plain(row["game_id"]),
                 "finished_at": row["finished_at"],
             }
             for variant, row in best.items()
@@ -131,7 +131,7 @@ async def player_record(backend: Backend, player_id: str | uuid.UUID) -> dict[st
 
 def _game_summary(row: asyncpg.Record) -> dict[str, Any]:
     summary = dict(row.items())
-    summary["id"] = plain_uuid(row["id"])
+    summary["id"] = plain(row["id"])
     return summary
 
 

@@ -9,6 +9,7 @@ lost or refused connection is DatabaseUnavailable. EventStore.connection()
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 import asyncpg
@@ -37,6 +38,12 @@ class VersionConflict(StoreError):
 
 class DatabaseUnavailable(StoreError):
     """The database cannot be reached (or answers too slowly) right now."""
+
+
+def plain(value: Any) -> Any:
+    """A value read by asyncpg, its UUIDs as plain uuid.UUIDs (asyncpg's own UUID type
+    prints and hashes as its own, and orjson does not serialise it)."""
+    return uuid.UUID(int=value.int) if isinstance(value, uuid.UUID) else value
 
 
 def json_text(value: Any) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Final
 import orjson
 
 from service.base.backend import Backend
+from service.database.connections import plain
 from service.games.views import event_view
 
 GAMES_PAGE: Final = 200
@@ -35,11 +36,6 @@ ORDER BY created_at, id LIMIT $2
 """
 
 
-def _plain(value: Any) -> Any:
-    """asyncpg's UUIDs as plain ones (orjson writes those)."""
-    return uuid.UUID(int=value.int) if isinstance(value, uuid.UUID) else value
-
-
 async def lines(backend: Backend, player_id: uuid.UUID) -> AsyncIterator[bytes]:
     """The player's games, oldest first, each a line of JSON with its `events`."""
     timeout = backend.store.timeout
@@ -53,7 +49,7 @@ async def lines(backend: Backend, player_id: uuid.UUID) -> AsyncIterator[bytes]:
                     GAMES_AFTER, player_id, GAMES_PAGE, *after, timeout=timeout
                 )
         for row in page:
-            game = {key: _plain(value) for key, value in row.items()}
+            game = {key: plain(value) for key, value in row.items()}
             events = await backend.store.read_events(row["id"])
             game["events"] = [event_view(e) for e in events]
             yield orjson.dumps(game) + b"\n"

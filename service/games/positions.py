@@ -88,6 +88,17 @@ def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
     return live.version
 
 
+def announce(backend: Backend, game_id: uuid.UUID, seq: int) -> None:
+    """Another instance says the game's log reaches `seq` (the live-event hub's
+    on_game): a copy in memory behind it is no longer known to be current, nor one being
+    read from the log meanwhile (confirmed)."""
+    if seq > (backend.announced.get(game_id) or 0):
+        backend.announced[game_id] = seq
+    held = memory(backend).get(game_id)
+    if held is not None and held.version < seq:
+        held.epoch = None
+
+
 def confirmed(backend: Backend, game_id: uuid.UUID, live: LiveGame, epoch: int | None) -> None:
     """`live` was the log's latest under the listener's `epoch` (taken before the round
     trip that said so), unless another instance announced more since."""

@@ -90,7 +90,7 @@ class StreamHub(Feeds):
         # with every sweep, the race feeds' (service/races/feeds.py: sweep), set by the app
         self.sweep_races: Callable[[], Awaitable[None]] = _nothing
         # told (game, last seq) of every game line another instance sends, set by the app
-        # to Backend.announce
+        # to service/games/positions.py: announce
         self.on_game: Callable[[uuid.UUID, int], None] = lambda _game, _seq: None
         self._outbox_ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -200,7 +200,7 @@ class StreamHub(Feeds):
                 raise
             except Exception as exc:
                 # sent again with the next batch: the others' memory of those games is
-                # known current until they hear of these commits (Backend.announce), and
+                # known current until they hear of these commits (games/positions.py: announce), and
                 # their streams' sweeps would deliver the events only later
                 log.warning("stream: could not notify other instances (again soon): %s", exc)
                 for game, seq in batch.items():

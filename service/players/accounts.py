@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from service.base.backend import Backend
 from service.base.errors import Conflict, NotFound, Unauthorized
+from service.database.connections import plain
 from service.players.names import name_key, unique_name
 
 TOKEN_RECHECK: Final = 1.0  # seconds a token is trusted from memory
@@ -46,11 +47,6 @@ class CachedToken:
 
 def hash_token(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
-
-
-def plain_uuid(value: uuid.UUID) -> uuid.UUID:
-    """A plain uuid.UUID for asyncpg's own UUID type (which orjson does not serialise)."""
-    return uuid.UUID(int=value.int)
 
 
 def new_token() -> tuple[uuid.UUID, str]:
@@ -112,7 +108,7 @@ async def authenticate(backend: Backend, token: str | None) -> Player:
     if row is None:
         backend.players.pop(digest)
         raise Unauthorized("this token belongs to no player, or was signed out")
-    player = Player(plain_uuid(row["player_id"]), row["name"], plain_uuid(row["id"]))
+    player = Player(plain(row["player_id"]), row["name"], plain(row["id"]))
     remember(backend, digest, player)
     return player
 
@@ -164,7 +160,7 @@ async def list_tokens(backend: Backend, player: Player) -> dict[str, Any]:
     return {
         "tokens": [
             {
-                "id": plain_uuid(r["id"]),
+                "id": plain(r["id"]),
                 "device": r["device"],
                 "created_at": r["created_at"],
                 "last_used_at": r["last_used_at"],

@@ -11,7 +11,8 @@ from typing import Any, Final
 
 from service.base.backend import Backend
 from service.base.errors import Conflict, NotFound, Unprocessable
-from service.players.accounts import LOCK_PLAYER, Player, plain_uuid
+from service.database.connections import plain
+from service.players.accounts import LOCK_PLAYER, Player
 
 MAX_FRIENDS: Final = 1000
 
@@ -59,4 +60,4 @@ async def friends(backend: Backend, player: Player) -> dict[str, Any]:
     """{"friends": [{"id", "name"}, ...]}, in the order they were followed."""
     async with backend.store.connection() as conn:
         rows = await conn.fetch(FRIENDS, player.id, timeout=backend.store.timeout)
-    return {"friends": [{"id": plain_uuid(r["id"]), "name": r["name"]} for r in rows]}
+    return {"friends": [{"id": plain(r["id"]), "name": r["name"]} for r in rows]}

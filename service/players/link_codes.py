@@ -26,13 +26,13 @@ from aiohttp import web
 from service.base.backend import Backend
 from service.base.errors import Conflict, Unprocessable
 from service.base.settings import Settings
+from service.database.connections import plain
 from service.players.accounts import (
     IN_USE,
     MAX_TOKENS,
     Player,
     hash_token,
     new_token,
-    plain_uuid,
     remember,
     too_many,
 )
@@ -170,7 +170,7 @@ async def redeem_link_code(
         )
     if row["created_at"] is None:
         raise too_many() if row["in_use"] >= MAX_TOKENS else _no_such_code()
-    player = Player(plain_uuid(owner["id"]), owner["name"], token_id)
+    player = Player(plain(owner["id"]), owner["name"], token_id)
     remember(backend, digest, player)
     return {
         "player": {"id": player.id, "name": player.name},

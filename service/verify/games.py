@@ -21,6 +21,7 @@ from typing import Any
 import asyncpg
 
 from service.boards import order
+from service.database.connections import plain
 from service.verify.replay import Win, Write, replay
 from service.verify.report import Report
 
@@ -41,16 +42,11 @@ def _described(win: Any) -> str:
     )
 
 
-def _plain(value: Any) -> Any:
-    """asyncpg's UUIDs compare with the standard ones, but print and hash as theirs."""
-    return uuid.UUID(str(value)) if isinstance(value, uuid.UUID) else value
-
-
 def compare(row: asyncpg.Record, expected: dict[str, Any]) -> list[str]:
     """What the projection row gets wrong, one text per column."""
     wrong = []
     for column in COLUMNS:
-        stored = _plain(row[column])
+        stored = plain(row[column])
         if stored != expected[column]:
             wrong.append(f"{column}: the projection says {stored}, the log {expected[column]}")
     return wrong
@@ -112,11 +108,11 @@ class GameChecks:
         )
         logs: dict[uuid.UUID, list[asyncpg.Record]] = {}
         for e in events:
-            logs.setdefault(_plain(e["game_id"]), []).append(e)
+            logs.setdefault(plain(e["game_id"]), []).append(e)
         self.report.events += len(events)
         differ = self.report.differ
         for row in rows:
-            gid = _plain(row["id"])
+            gid = plain(row["id"])
             self.report.games += 1
             try:
                 expected = replay(logs.get(gid, []))
@@ -154,7 +150,7 @@ class GameChecks:
                     expected.setdefault((variant, deal, board, player), []).append(w)
         seen = set()
         for entry in entries:
-            key = (entry["variant"], entry["deal"], entry["board"], _plain(entry["player_id"]))
+            key = (entry["variant"], entry["deal"], entry["board"], plain(entry["player_id"]))
             seen.add(key)
             self._entry(entry, key, expected.get(key))
         for key in expected.keys() - seen:
@@ -176,7 +172,7 @@ class GameChecks:
                          " that belongs on this board")
             return
         best = min(wins, key=lambda w: w.rank_key)
-        gid = _plain(entry["game_id"])
+        gid = plain(entry["game_id"])
         game = next((w for w in wins if w.game_id == gid), None)
         if game is None:
             differ(gid, f"{where}: the entry's game is not one of the player's wins")

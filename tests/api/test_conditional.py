@@ -163,23 +163,40 @@ async def test_a_304_for_a_current_game_costs_no_read_of_the_log(db_url: str) ->
         assert r.status == 503 and reads == [1]
 
 
+async def current_on_b_moved_on_a(
+    a: TestClient, b: TestClient, before_the_move: Any = None
+) -> tuple[str, str, dict[str, Any]]:
+    """A game made on instance a, read on instance b (its 304 from memory there), then
+    moved on a (after `before_the_move(a)`, when given): the game's url, b's old tag and
+    the game as made."""
+    ada = await new_player(a)
+    game = await new_game(a, ada, deal=617, autoplay=False)
+    url = f"/v1/games/{game['id']}"
+    tag = await etag_of(b, url)
+    assert await not_modified(b, url, tag)
+    if before_the_move is not None:
+        before_the_move(a)
+    legal = (await (await a.get(f"{url}/legal-moves")).json())["moves"]
+    assert (await a.post(f"{url}/moves", json=legal[0], headers=auth(ada))).status == 201
+    return url, tag, game
+
+
+async def until_changed(b: TestClient, url: str, tag: str) -> None:
+    """Until b stops answering 304 to `tag` (a guard of 5 s: an announcement takes
+    milliseconds)."""
+    deadline = time.monotonic() + 5
+    while await not_modified(b, url, tag):
+        assert time.monotonic() < deadline, "b kept answering 304 for the old version"
+        await asyncio.sleep(0.005)
+
+
 async def test_a_move_on_another_instance_changes_the_tag_here_at_once(db_url: str) -> None:
     """Instance b answers a game's 304 from memory; a move taken by instance a is
     announced to b (NOTIFY), and b's next answer to the old tag is the new game, read from
     the log, within the announcement's delay."""
     async with instance(db_url) as a, instance(db_url) as b:
-        ada = await new_player(a)
-        game = await new_game(a, ada, deal=617, autoplay=False)
-        url = f"/v1/games/{game['id']}"
-        tag = await etag_of(b, url)
-        assert await not_modified(b, url, tag)
-        legal = (await (await a.get(f"{url}/legal-moves")).json())["moves"]
-        r = await a.post(f"{url}/moves", json=legal[0], headers=auth(ada))
-        assert r.status == 201
-        deadline = time.monotonic() + 5  # a guard; the announcement takes milliseconds
-        while await not_modified(b, url, tag):
-            assert time.monotonic() < deadline, "b kept answering 304 for the old version"
-            await asyncio.sleep(0.005)
+        url, tag, game = await current_on_b_moved_on_a(a, b)
+        await until_changed(b, url, tag)
         assert await etag_of(b, url) == f'"{game["id"]}.{game["version"] + 1}"'
 
 
@@ -202,14 +219,14 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
     without it, does not make its copy current."""
     from engine import Game
     from service.base.backend import Backend, GameCache
-    from service.games.positions import LiveGame, confirmed, known_version
+    from service.games.positions import LiveGame, announce, confirmed, known_version
 
     backend = Backend(store=None, games=GameCache(10))  # type: ignore[arg-type]
     backend.epoch = lambda: 1
     gid = uuid.uuid4()
     game, _created = Game.new("freecell", 617)
     live = LiveGame(game, uuid.uuid4(), datetime.now(UTC), None)
-    backend.announce(gid, game.version + 1)  # while the read was under way
+    announce(backend, gid, game.version + 1)  # while the read was under way
     confirmed(backend, gid, live, 1)
     backend.games.put(gid, live)
     assert known_version(backend, gid) is None
@@ -219,7 +236,7 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
     confirmed(backend, other, fresh, 1)
     backend.games.put(other, fresh)
     assert known_version(backend, other) == game.version
-    backend.announce(other, game.version + 1)  # then another instance moves it
+    announce(backend, other, game.version + 1)  # then another instance moves it
     assert known_version(backend, other) is None
     # a race's game: its race's end abandons it in the database, unannounced
     raced = uuid.uuid4()
@@ -232,22 +249,17 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
 async def test_an_announcement_that_could_not_be_sent_is_sent_again(db_url: str) -> None:
     """Instance a's NOTIFY of its move fails (its pool had no connection for it): the
     lines go with the next attempt, and instance b's tag changes all the same."""
-    async with instance(db_url) as a, instance(db_url) as b:
-        ada = await new_player(a)
-        game = await new_game(a, ada, deal=617, autoplay=False)
-        url = f"/v1/games/{game['id']}"
-        tag = await etag_of(b, url)
-        assert await not_modified(b, url, tag)
+    failing: list[FirstConnectionFails] = []
+
+    def failing_notify(a: TestClient) -> None:
         hub = a.app[HUB_KEY]
-        failing = FirstConnectionFails(hub.store)
-        hub.store = failing  # type: ignore[assignment]
-        legal = (await (await a.get(f"{url}/legal-moves")).json())["moves"]
-        assert (await a.post(f"{url}/moves", json=legal[0], headers=auth(ada))).status == 201
-        deadline = time.monotonic() + 5
-        while await not_modified(b, url, tag):
-            assert time.monotonic() < deadline, "b never heard of a's move"
-            await asyncio.sleep(0.01)
-        assert failing.failed == 1
+        failing.append(FirstConnectionFails(hub.store))
+        hub.store = failing[0]  # type: ignore[assignment]
+
+    async with instance(db_url) as a, instance(db_url) as b:
+        url, tag, _game = await current_on_b_moved_on_a(a, b, failing_notify)
+        await until_changed(b, url, tag)
+        assert failing[0].failed == 1
 
 
 class FirstConnectionFails:
