@@ -2,8 +2,9 @@
 
     python -m bench            all of them
     python -m bench wrk ...    only those named (engine, wrk, move, stream, leaderboard,
-                               solver, analysis, client, race, fanout, pooler); wrk is the
-                               move endpoint under wrk, client a phone app's batch and 304,
+                               solver, analysis, client, etag, race, fanout, pooler); wrk is
+                               the move endpoint under wrk, client a phone app's batch and 304,
+                               etag a 304 against the full GET under wrk,
                                race a race of 100 watched live, fanout 1,000 watchers over
                                four instances through LISTEN/NOTIFY and through NATS, pooler
                                the service directly on PostgreSQL and behind pgbouncer
@@ -18,8 +19,8 @@ from pathlib import Path
 from .common import PYTHON, ROOT, database_url
 
 BENCHES = [
-    "engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis", "client", "race",
-    "fanout",
+    "engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis", "client", "etag",
+    "race", "fanout",
     "pooler",
 ]
 
