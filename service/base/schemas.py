@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 VariantName = Literal["freecell", "bakers_game", "bakers_dozen", "beleaguered_castle"]
+GradeName = Literal["easy", "medium", "hard", "expert"]  # service/deals/grades.py
 
 
 def _whole_number(value: object) -> object:

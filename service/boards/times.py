@@ -1,9 +1,11 @@
-"""A deal's winning times in bins: how a win stands among the others (API.md, "Grades,
-standings and a player's story").
+"""A deal's winning times in bins, and how a won game stands among the others (API.md,
+"Grades, standings and a player's story").
 
 Read from the board's bins of time (`board_bins`, 10 s of elapsed_ms each, kept by a
 trigger in the winning move's transaction: migration 0011), merged into at most
-MAX_BINS bins of equal width: one query, whatever the number of winners.
+MAX_BINS bins of equal width: one query, whatever the number of winners. A game's
+standing is its entry's rank on the default board and the board's count of winners, by
+the same bins: one query too.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from service.base.backend import Backend
-from service.boards.board import BIN_MS
+from service.boards.board import BIN_MS, ahead_of
 from service.deals.numbers import check_deal_number
 
 MAX_BINS: Final = 30
@@ -21,6 +23,29 @@ SELECT bin, entries FROM board_bins
 WHERE variant = $1 AND deal = $2 AND board = $3 AND entries > 0
 ORDER BY bin
 """
+
+
+# $1 variant, $2 deal, $3 the game's player, $4 the board, $5 the game
+STANDING = f"""
+SELECT 1 + {ahead_of("m")} AS rank,
+       (SELECT sum(b.entries) FROM board_bins b
+        WHERE b.variant = $1 AND b.deal = $2 AND b.board = $4) AS "of"
+FROM leaderboard_entries m
+WHERE m.variant = $1 AND m.deal = $2 AND m.board = $4 AND m.player_id = $3 AND m.game_id = $5
+"""
+
+
+async def standing(
+    backend: Backend, variant: str, deal: int, player_id: Any, game_id: Any
+) -> dict[str, int] | None:
+    """{"rank", "of"}: where a won game stands on its deal's default board, and of how
+    many winners; None when the game is not the entry of its player there (a win with
+    hints, or not the player's best)."""
+    async with backend.store.connection() as conn:
+        row = await conn.fetchrow(
+            STANDING, variant, deal, player_id, "default", game_id, timeout=backend.store.timeout
+        )
+    return None if row is None else {"rank": int(row["rank"]), "of": int(row["of"])}
 
 
 async def winning_times(

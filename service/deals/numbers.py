@@ -1,14 +1,16 @@
 """Deals by number: the one check of a deal number, which deals are dealt, the opening
-layouts, random solvable deals."""
+layouts, random solvable deals, of a grade or not."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from engine import VARIANTS, InvalidDeal, find_variant
 from engine import deals as engine_deals
 from service.base.errors import BadRequest, Unprocessable
 from service.base.http import whole_number
+from service.deals.grades import GRADES, DealGrades, grades
 from service.deals.table import table as deal_table
 
 # Games whose deals known to have no solution are not dealt even when asked for by number:
@@ -59,10 +61,30 @@ def deal_view(variant: str, deal: int) -> dict[str, Any]:
         "deal": deal,
         "title": cls.title,
         "solvable": deal_table(variant).solvable(deal),
+        "grade": grades(variant).grade(deal),
         "state": position.to_dict(),
     }
 
 
-def random_deal(variant: str) -> int:
-    """A deal known to be solvable (service/deals/tables)."""
+def check_grade(raw: str) -> str:
+    """A grade a client names (a query's): one of GRADES, else a 400."""
+    if raw not in GRADES:
+        raise BadRequest(f"a grade is {', '.join(GRADES[:-1])} or {GRADES[-1]}, not {raw!r}")
+    return raw
+
+
+def random_deal(variant: str, grade: str | None = None) -> int:
+    """A deal known to be solvable (service/deals/tables), of that grade when one is named
+    (service/deals/grades)."""
+    if grade is not None:
+        return of_grade(variant, grade, lambda graded: graded.random_deal(grade))
     return deal_table(variant).random_deal()
+
+
+def of_grade(variant: str, grade: str, pick: Callable[[DealGrades], int]) -> int:
+    """A deal `pick` chooses among the game's graded deals; 422 when the game has none of
+    that grade (its grades file is missing)."""
+    try:
+        return pick(grades(variant))
+    except LookupError as exc:
+        raise Unprocessable(str(exc)) from None

@@ -9,6 +9,7 @@ hint) are remembered beside the table, in memory.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 from collections import OrderedDict
@@ -108,12 +109,7 @@ class DealTable:
         return deal
 
 
-_TABLES: dict[str, DealTable] = {}
-
-
+@functools.cache
 def table(variant: str) -> DealTable:
     """The table of a game (loaded once per process)."""
-    found = _TABLES.get(variant)
-    if found is None:
-        found = _TABLES[variant] = DealTable.load(variant)
-    return found
+    return DealTable.load(variant)

@@ -30,9 +30,10 @@ async def create_game(
     deal: int | None,
     autoplay: bool,
     idem: Idempotency | None = None,
+    grade: str | None = None,
 ) -> Answer:
     if deal is None:
-        deal = random_deal(variant)
+        deal = random_deal(variant, grade)
     check_deal(variant, deal)
     game, events = Game.new(variant, deal, autoplay)
     created = events[0]

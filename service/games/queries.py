@@ -1,14 +1,17 @@
 """Reading games: the game, its legal moves, a card's destinations and a page of its log,
 as the log has them now (service/games/positions.py), in plain values
-(service/games/views.py)."""
+(service/games/views.py). A won game's view also says where it stands on its deal's
+board (service/boards/times.py), which changes as others win."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
+from engine.status import WON
 from service.base.backend import Backend
 from service.base.errors import NotFound
+from service.boards.times import standing
 from service.games import positions
 from service.games.views import EVENTS_PAGE, event_view, game_view, move_view
 
@@ -18,8 +21,21 @@ def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
     return positions.known_version(backend, game_id)
 
 
+def view_tag(view: dict[str, Any]) -> str:
+    """The view's ETag: its version, and a won game's standing."""
+    tag = f"{view['id']}.{view['version']}"
+    place = view.get("standing")
+    return tag if place is None else f"{tag}.{place['rank']}.{place['of']}"
+
+
 async def get_game(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
-    return game_view(game_id, await positions.current(backend, game_id))
+    live = await positions.current(backend, game_id)
+    view = game_view(game_id, live)
+    if live.game.status == WON:
+        view["standing"] = await standing(
+            backend, live.game.variant, live.game.deal, live.player_id, game_id
+        )
+    return view
 
 
 async def legal_moves(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:

@@ -45,6 +45,7 @@ async def create_game(request: web.Request) -> web.Response:
         body.deal,
         body.autoplay,
         idempotency(request, raw),
+        body.grade,
     )
     if answer.status == 201:
         # a new game answers with the game itself, as API.md shows; its events are in /events
@@ -62,7 +63,9 @@ async def create_game(request: web.Request) -> web.Response:
 
 def _unchanged(request: web.Request, gid: Any, suffix: str = "") -> web.Response | None:
     """A 304 from memory, with no round trip to the log, when the request's tag is the
-    game's version that memory knows to be current (queries.known_version); else None."""
+    game's version that memory knows to be current (queries.known_version); else None.
+    (A won game's view is tagged with its standing too, which memory does not know: its
+    tag never matches here.)"""
     if not request.if_none_match:
         return None
     version = queries.known_version(request.app[BACKEND_KEY], gid)
@@ -74,7 +77,7 @@ async def get_game(request: web.Request) -> web.Response:
     if (unchanged := _unchanged(request, gid)) is not None:
         return unchanged
     game = await queries.get_game(request.app[BACKEND_KEY], gid)
-    return tagged_response(request, game, f"{gid}.{game['version']}")
+    return tagged_response(request, game, queries.view_tag(game))
 
 
 async def play_move(request: web.Request) -> web.Response:

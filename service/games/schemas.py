@@ -5,13 +5,20 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, StrictBool, StrictStr, model_validator
 
-from service.base.schemas import Body, VariantName, WholeNumber
+from service.base.schemas import Body, GradeName, VariantName, WholeNumber
 
 
 class NewGame(Body):
     variant: VariantName
     deal: WholeNumber | None = None
+    grade: GradeName | None = None
     autoplay: StrictBool = True
+
+    @model_validator(mode="after")
+    def _deal_or_grade(self) -> NewGame:
+        if self.deal is not None and self.grade is not None:
+            raise ValueError("give a deal or a grade, not both")
+        return self
 
 
 class OneMove(Body):

@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine import Game
+from service.deals.grades import grades
+from service.deals.numbers import of_grade
 from service.deals.table import table
 from service.solver.verdicts import Solver
 
@@ -14,10 +16,19 @@ def today() -> datetime:
     return datetime.now(UTC)
 
 
-def daily_view(variant: str, solver: Solver | None = None) -> dict[str, Any]:
-    """The day's deal; its opening is searched in the background (hints come at once)."""
+def daily_view(
+    variant: str, solver: Solver | None = None, grade: str | None = None
+) -> dict[str, Any]:
+    """The day's deal, of a grade when one is named; its opening is searched in the
+    background (hints come at once)."""
     day = today().date()
-    deal = table(variant).daily_deal(day)
+    if grade is None:
+        deal = table(variant).daily_deal(day)
+    else:
+        deal = of_grade(variant, grade, lambda graded: graded.daily_deal(grade, day))
     if solver is not None:
         solver.prefetch(Game.new(variant, deal)[0].position)
-    return {"variant": variant, "deal": deal, "date": day.isoformat()}
+    return {
+        "variant": variant, "deal": deal, "date": day.isoformat(),
+        "grade": grades(variant).grade(deal),
+    }  # fmt: skip

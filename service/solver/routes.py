@@ -10,6 +10,7 @@ from aiohttp import web
 from engine import Game, find_variant
 from service.base.http import game_id, idempotency, json_response, parse_body
 from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
+from service.deals.numbers import check_grade
 from service.games import commands, positions
 from service.games.routes import written
 from service.games.schemas import VersionedRequest
@@ -87,4 +88,6 @@ async def analysis(request: web.Request) -> web.Response:
 
 async def daily(request: web.Request) -> web.Response:
     variant = find_variant(request.match_info["variant"]).name
-    return json_response(daily_view(variant, request.app[SOLVER_KEY]))
+    raw = request.query.get("grade")
+    grade = None if raw is None else check_grade(raw)
+    return json_response(daily_view(variant, request.app[SOLVER_KEY], grade))
