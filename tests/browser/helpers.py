@@ -164,3 +164,13 @@ async def click_pile(page: Any, pile: str) -> None:
             return
     await target.click()
     await idle(page)
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two boxes ({x, y, width, height}) overlap."""
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from .conftest import Pages
-from .helpers import open_deal
+from .helpers import open_deal, overlap
 
 pytestmark = pytest.mark.browser
 
@@ -36,15 +36,6 @@ LAYOUT_JS = """() => {
           page: document.documentElement.scrollWidth,
           inner: scroll.clientWidth, outer: scroll.scrollWidth};
 }"""
-
-
-def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return (
-        a["x"] < b["x"] + b["width"]
-        and b["x"] < a["x"] + a["width"]
-        and a["y"] < b["y"] + b["height"]
-        and b["y"] < a["y"] + a["height"]
-    )
 
 
 @pytest.mark.parametrize(("variant", "columns"), [("freecell", 8), ("bakers_dozen", 13)])

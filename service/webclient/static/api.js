@@ -118,6 +118,10 @@ export class Api {
     return this.request("POST", path, { ...options, body });
   }
 
+  put(path, options = {}) {
+    return this.request("PUT", path, options);
+  }
+
   delete(path, options = {}) {
     return this.request("DELETE", path, options);
   }
@@ -132,9 +136,11 @@ export class Api {
     return this.get(`/v1/players/${id}`);
   }
 
-  createGame(variant, deal, autoplay) {
+  /** A new game: of `deal`, else a random solvable deal (of `grade` when given). */
+  createGame(variant, deal, autoplay, grade = null) {
     const body = { variant, autoplay };
     if (deal !== null && deal !== undefined) body.deal = deal;
+    else if (grade) body.grade = grade;
     return this.post("/v1/games", body, { auth: true, key: true });
   }
 
@@ -204,16 +210,44 @@ export class Api {
     return this.get(`/v1/deals/${variant}/${deal}`);
   }
 
-  daily(variant) {
-    return this.get(`/v1/daily/${variant}`);
+  daily(variant, grade = null) {
+    return this.get(`/v1/daily/${variant}${grade ? `?grade=${grade}` : ""}`);
   }
 
   /** A deal's board; `assisted`: hinted wins too (each entry says `assisted`, and
-   * `verified` false for a win played faster than a hand plays). */
-  leaderboard(variant, deal, { aroundMe = false, limit = 10, assisted = false } = {}) {
+   * `verified` false for a win played faster than a hand plays); `friends`: only the
+   * player and those they follow. */
+  leaderboard(variant, deal,
+    { aroundMe = false, limit = 10, assisted = false, friends = false } = {}) {
     let q = aroundMe ? `?around=me&limit=${limit}` : `?limit=${limit}`;
     if (assisted) q += "&assisted=true";
-    return this.get(`/v1/leaderboards/${variant}/${deal}${q}`, { auth: aroundMe });
+    if (friends) q += "&friends=true"; // the player and those they follow (a token)
+    return this.get(`/v1/leaderboards/${variant}/${deal}${q}`, { auth: aroundMe || friends });
+  }
+
+  /** The default board's winning times in bins: {winners, bins: [{from_ms, to_ms, count}]}. */
+  winningTimes(variant, deal) {
+    return this.get(`/v1/leaderboards/${variant}/${deal}/times`);
+  }
+
+  // ------------------------------------------------------------ a player's story, friends
+
+  /** {player, games: {variant: {played, won, …}}, recent: [{game_id, variant, …}]}. */
+  stats(id) {
+    return this.get(`/v1/players/${encodeURIComponent(id)}/stats`);
+  }
+
+  /** The players this player follows: {friends: [{id, name}]}. */
+  friends() {
+    return this.get("/v1/players/me/friends", { auth: true });
+  }
+
+  follow(id) {
+    return this.put(`/v1/players/me/friends/${encodeURIComponent(id)}`, { auth: true });
+  }
+
+  unfollow(id) {
+    return this.delete(`/v1/players/me/friends/${encodeURIComponent(id)}`, { auth: true });
   }
 
   // ------------------------------------------------------------ races

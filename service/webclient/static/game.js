@@ -10,12 +10,13 @@ import { legalNow } from "./choose.js";
 import { refreshDevices } from "./devices.js";
 import { capital } from "./format.js";
 import { LiveFeed } from "./live.js";
-import { boards, refreshBoard, refreshDaily, refreshRecord } from "./panels.js";
+import { boards, refreshBoard, refreshDaily, refreshRecord, standings } from "./panels.js";
 import { ensurePlayer, keepLastGame } from "./player.js";
 import { rememberWin } from "./record.js";
 import { Replay } from "./replay.js";
 import { showGameAddress } from "./routing.js";
 import { applyStep, cloneState, stepsOf } from "./state.js";
+import { showPlayedBy } from "./story.js";
 import { draw, showWelcomeView, updateModeNote, updateView } from "./view.js";
 
 const MOVE_MS = 150; // the player's own move glides this long
@@ -60,6 +61,7 @@ export function setGame(game, { fresh = false } = {}) {
     app.mode = app.player && game.player_id === app.player.id ? "play" : "watch";
     startFeed();
     background(refreshBoard);
+    background(() => showPlayedBy(app.mode === "watch" ? game.player_id : null));
   }
   updateView();
   if (app.mode === "play" && !FINISHED.has(game.status)) legalNow().catch(() => {});
@@ -84,16 +86,18 @@ export async function openGame(id) {
     : `You are watching ${TITLES[game.variant]} deal ${game.deal}: moves appear as they are played.`);
 }
 
-/** Deals a new game of `variant` (`deal`, or a random deal when null) for this player. */
-export async function startGame(variant, deal, autoplay, { replace = false } = {}) {
+/** Deals a new game of `variant` (`deal`, or a random deal when null, of `grade` when
+ * given) for this player. */
+export async function startGame(variant, deal, autoplay, { replace = false, grade = null } = {}) {
   if (!app.player) {
     await ensurePlayer(); // a new player (this device was signed out): their devices
     background(refreshDevices);
+    background(refreshRecord);
   }
-  say(`Dealing ${TITLES[variant]}${deal ? ` deal ${deal}` : ""}…`);
+  say(`Dealing ${TITLES[variant]}${deal ? ` deal ${deal}` : grade ? `, a ${grade} deal` : ""}…`);
   let game;
   try {
-    game = await api.createGame(variant, deal, autoplay);
+    game = await api.createGame(variant, deal, autoplay, grade);
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 401) throw error;
     // the token was revoked (or the service no longer knows it): this device is signed
@@ -114,6 +118,8 @@ export function showWelcome() {
   app.mode = "none";
   showWelcomeView();
   boards.hide();
+  standings.hide();
+  background(() => showPlayedBy(null));
 }
 
 export async function openReplay(id) {
@@ -123,10 +129,13 @@ export async function openReplay(id) {
   app.selection = null;
   app.hint = null;
   app.mode = "replay";
+  standings.hide();
   if (!(await replay.open(id))) {
     showWelcome();
     say(`There is no game ${id} here to replay. Start a new one.`, "error");
+    return;
   }
+  background(() => showPlayedBy(replay.game?.player_id || null));
 }
 
 // ------------------------------------------------------------------ steps, told

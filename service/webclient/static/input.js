@@ -216,13 +216,15 @@ export function wireInput() {
       $("#autoplay").checked));
   });
   $("#random-deal").addEventListener("click", () => {
-    enqueue(() => startGame($("#variant").value, null, $("#autoplay").checked));
+    enqueue(() => startGame($("#variant").value, null, $("#autoplay").checked,
+      { grade: $("#grade").value || null }));
   });
   $("#daily-deal").addEventListener("click", (event) => {
     const { variant, deal } = event.currentTarget.dataset;
     enqueue(() => startGame(variant, Number(deal), $("#autoplay").checked));
   });
   $("#variant").addEventListener("change", () => enqueue(refreshDaily));
+  $("#grade").addEventListener("change", () => enqueue(refreshDaily));
   for (const button of document.querySelectorAll("[data-start]")) {
     button.addEventListener("click", () => {
       $("#variant").value = button.dataset.start;

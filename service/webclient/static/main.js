@@ -12,25 +12,33 @@
 //   devices.js  the player's devices, signing one out, and linking another with a code
 //   race.js     a race: its lobby, this player's board beside every racer's progress, the
 //               ranking; and the form that creates one
+//   story.js    a player's story (`/?player={id}`): their figures and charts per game
+//   standings.js  where a won game stands among the deal's winners (a chart, charts.js)
+//   friends.js  the players this player follows (the board panel's Follow buttons)
 
 import { api, app, background, enqueue, report, say } from "./app.js";
 import { TITLES } from "./cards.js";
 import { refreshDevices, wireDevices } from "./devices.js";
 import { openGame, openReplay, reload, replay, showWelcome, startGame } from "./game.js";
 import { wireInput } from "./input.js";
-import { offerResume, probeHint, refreshDaily, refreshRecord } from "./panels.js";
+import { offerResume, probeHint, refreshDaily, refreshRecord, standings } from "./panels.js";
 import { ensurePlayer } from "./player.js";
 import { closeRace, openRace, wireRaces } from "./race.js";
 import { dealFrom, onAddressChange, readAddress } from "./routing.js";
+import { closeStory, openStory } from "./story.js";
 import { updateClock } from "./view.js";
 
-/** Opens what the address asks for: a replay, a game, a race, a new deal, or the welcome. */
+/** Opens what the address asks for: a replay, a game, a race, a player's story, a new
+ * deal, or the welcome. */
 async function route() {
   replay.close();
   closeRace();
+  closeStory();
+  standings.hide();
   const address = readAddress();
   if (address.kind === "replay") return openReplay(address.id);
   if (address.kind === "race") return openRace(address.id);
+  if (address.kind === "player") return openPlayer(address.id);
   if (address.kind === "game") return openGame(address.id);
   if (address.kind === "deal") {
     if (!(address.variant in TITLES)) {
@@ -44,6 +52,14 @@ async function route() {
   showWelcome();
   say("Pick a game: a deal number to share, a random deal, or today's deal.");
   return offerResume();
+}
+
+/** A player's story in place of a game (no game shown, no deal's board). */
+async function openPlayer(id) {
+  showWelcome(); // the game shown (its feed) and its board go
+  if (await openStory(id)) return;
+  showWelcome();
+  say(`There is no player ${id} here. Pick a game below.`, "error");
 }
 
 // for scripts and for looking around in the browser's console
@@ -64,8 +80,9 @@ enqueue(async () => {
   background(probeHint);
   background(refreshDaily);
   try {
-    // someone who opens a race's link only to watch gets no player (Join makes one)
-    await ensurePlayer({ create: readAddress().kind !== "race" });
+    // someone who opens a race's link only to watch gets no player (Join makes one), nor
+    // someone who reads a player's story
+    await ensurePlayer({ create: !["race", "player"].includes(readAddress().kind) });
   } catch (error) {
     report(error);
   }

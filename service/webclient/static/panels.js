@@ -1,6 +1,6 @@
 // What shows beside the game: the deal's board (leaderboard.js), the player's record
-// (record.js), today's deal button, the hint button where the server gives hints, and the
-// welcome's offer to continue the last game.
+// (record.js), where a won game stands (standings.js), today's deal button, the hint
+// button where the server gives hints, and the welcome's offer to continue the last game.
 
 import { ApiError } from "./api.js";
 import { $, api, app, FINISHED } from "./app.js";
@@ -9,30 +9,38 @@ import { BoardPanel } from "./leaderboard.js";
 import { lastGameId } from "./player.js";
 import { RecordPanel } from "./record.js";
 import { gameUrl } from "./routing.js";
+import { Standings } from "./standings.js";
 import { updateButtons } from "./view.js";
 
 const NIL = "00000000-0000-0000-0000-000000000000";
 
 export const boards = new BoardPanel(api);
 export const record = new RecordPanel(api);
+export const standings = new Standings(api);
 
-/** The board of the deal shown (hidden with no game). */
+/** The board of the deal shown (hidden with no game), and where the game stands once it
+ * is won. */
 export async function refreshBoard() {
   const g = app.game;
   if (!g) {
     boards.hide();
+    standings.hide();
     return;
   }
-  await boards.show({
-    variant: g.variant, deal: g.deal, player: app.player, playing: app.mode === "play",
-  });
+  await Promise.all([
+    boards.show({
+      variant: g.variant, deal: g.deal, player: app.player, playing: app.mode === "play",
+    }),
+    standings.show(g, { own: app.mode === "play" }),
+  ]);
 }
 
 export async function refreshRecord() {
   await record.refresh(app.player);
 }
 
-/** "Today's deal (N)" for the game picked in the form, where the server has daily deals. */
+/** "Today's deal (N)" for the game and difficulty picked in the form, where the server has
+ * daily deals. */
 export async function refreshDaily() {
   const button = $("#daily-deal");
   if (app.features.daily === false) {
@@ -40,12 +48,13 @@ export async function refreshDaily() {
     return;
   }
   const variant = $("#variant").value;
+  const grade = $("#grade").value || null;
   try {
-    const daily = await api.daily(variant);
+    const daily = await api.daily(variant, grade);
     app.features.daily = true;
     button.dataset.variant = variant;
     button.dataset.deal = String(daily.deal);
-    button.textContent = `Today's deal (${daily.deal})`;
+    button.textContent = `Today's ${grade ? `${grade} ` : ""}deal (${daily.deal})`;
     button.hidden = false;
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) app.features.daily = false;

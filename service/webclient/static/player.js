@@ -1,8 +1,10 @@
 // The player this device plays as: made on the first visit and kept in localStorage
 // (its token goes with every write), signed in with another device's link code or signed
-// out (devices.js); and the game it played last.
+// out (devices.js); and the game it played last. The header names them, the name linking
+// to their story (`/?player={id}`).
 
 import { $, api, app, readJson } from "./app.js";
+import { storyUrl } from "./routing.js";
 
 const PLAYER_KEY = "open-solitaire.player";
 
@@ -21,8 +23,19 @@ export async function ensurePlayer({ create = true } = {}) {
     localStorage.setItem(PLAYER_KEY, JSON.stringify(app.player));
   }
   api.token = app.player.token;
-  $("#who").textContent = `Playing as ${app.player.name}`;
+  showWho();
   return app.player;
+}
+
+/** "Playing as NAME" in the header, NAME linking to the player's story. */
+function showWho() {
+  const link = document.createElement("a");
+  link.href = storyUrl(app.player.id);
+  link.className = "player-link";
+  link.dataset.player = app.player.id;
+  link.title = "Your games, times and streaks";
+  link.textContent = app.player.name;
+  $("#who").replaceChildren("Playing as ", link);
 }
 
 /** A new player named "Player" and a random number: a name that looks like another
@@ -44,7 +57,7 @@ export function signIn(player) {
   app.player = { id: player.id, name: player.name, token: player.token };
   localStorage.setItem(PLAYER_KEY, JSON.stringify(app.player));
   api.token = app.player.token;
-  $("#who").textContent = `Playing as ${app.player.name}`;
+  showWho();
 }
 
 /** Forgets this device's player (its token was revoked): the next game makes a new one. */

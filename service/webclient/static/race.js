@@ -13,8 +13,9 @@ import { refreshDevices } from "./devices.js";
 import { formatTime } from "./format.js";
 import { openGame, showWelcome } from "./game.js";
 import { LiveFeed } from "./live.js";
+import { refreshRecord } from "./panels.js";
 import { ensurePlayer } from "./player.js";
-import { dealFrom, raceUrl, readAddress } from "./routing.js";
+import { dealFrom, raceUrl, readAddress, storyUrl } from "./routing.js";
 
 const TICK_MS = 250; // the countdown's pace
 const POLL_MS = 2000; // the race read again this often while its stream is not connected
@@ -173,7 +174,13 @@ function racerRow(p) {
   li.append(span("rank", p.rank ? String(p.rank) : ""));
   const name = document.createElement("span");
   name.className = "racer-name";
-  name.textContent = isMe ? `${p.player.name} (you)` : p.player.name;
+  const link = document.createElement("a"); // their story
+  link.href = storyUrl(p.player.id);
+  link.className = "player-link";
+  link.dataset.player = p.player.id;
+  link.textContent = p.player.name;
+  name.append(link);
+  if (isMe) name.append(" (you)");
   li.append(name);
   const details = document.createElement("span");
   details.className = "details";
@@ -212,7 +219,10 @@ async function join() {
   if (!race.id) return;
   const hadPlayer = Boolean(app.player);
   await ensurePlayer(); // a new player when this browser has none, as for a new game
-  if (!hadPlayer) background(refreshDevices);
+  if (!hadPlayer) {
+    background(refreshDevices);
+    background(refreshRecord);
+  }
   try {
     race.data = await api.joinRace(race.id);
   } catch (error) {
@@ -238,7 +248,10 @@ async function create() {
   const startsIn = Number($("#race-starts").value) || 30;
   const hadPlayer = Boolean(app.player);
   await ensurePlayer();
-  if (!hadPlayer) background(refreshDevices);
+  if (!hadPlayer) {
+    background(refreshDevices);
+    background(refreshRecord);
+  }
   let created;
   try {
     created = await api.createRace(variant, deal, startsIn);

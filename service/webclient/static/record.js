@@ -1,9 +1,11 @@
 // The side panel with the player's record: games won, streak, best times and the deals won
-// (the server's record of the player, or else the wins this device kept).
+// (the server's record of the player, or else the wins this device kept), and a link to
+// the player's whole story (`/?player={id}`).
 
 import { ApiError } from "./api.js";
 import { TITLES } from "./cards.js";
 import { formatTime } from "./format.js";
+import { storyUrl } from "./routing.js";
 
 const RECORD_KEY = "open-solitaire.record";
 const $ = (selector) => document.querySelector(selector);
@@ -36,6 +38,7 @@ export class RecordPanel {
 
   /** Shows `player`'s record: the server's, or else what this device kept. */
   async refresh(player) {
+    $("#record-panel").hidden = !player; // nobody plays on this device (yet): no record
     if (!player) return;
     let server = null;
     if (this.available !== false) {
@@ -47,11 +50,11 @@ export class RecordPanel {
         if (error.routeMissing) this.available = false;
       }
     }
-    show(server);
+    show(server, player);
   }
 }
 
-function show(server) {
+function show(server, player) {
   const local = readJson(RECORD_KEY) || {};
   const won = {};
   const best = {};
@@ -102,5 +105,16 @@ function show(server) {
     if (won[variant].length) parts.push(line("Deals won:"), list);
   }
   if (!parts.length) parts.push(line("No deal won yet. Your wins and best times show here."));
+  if (server) {
+    const story = document.createElement("a");
+    story.href = storyUrl(player.id);
+    story.className = "player-link";
+    story.dataset.player = player.id;
+    story.textContent = "All your games: times, streaks, wins and losses";
+    const p = line("");
+    p.className = "story-link";
+    p.append(story);
+    parts.push(p);
+  }
   box.replaceChildren(...parts);
 }

@@ -1,13 +1,15 @@
 // The page's address: what it asks for (read), and the addresses the page writes and
 // links to. `/?replay={id}` replays a game's log, `/?game={id}` opens a game (to play it,
 // or to watch it when it is someone else's), `/?race={id}` opens a race (race.js),
-// `/?variant=…&deal=…[&autoplay=0]` deals a new game of that deal, and `/` is the welcome.
+// `/?player={id}` a player's story (story.js), `/?variant=…&deal=…[&autoplay=0]` deals a
+// new game of that deal, and `/` is the welcome.
 
 import { ApiError } from "./api.js";
 
 export const gameUrl = (id) => `/?game=${id}`;
 export const replayUrl = (id) => `/?replay=${id}`;
 export const raceUrl = (id) => `/?race=${id}`;
+export const storyUrl = (id) => `/?player=${encodeURIComponent(id)}`;
 export const dealUrl = (variant, deal) => `/?variant=${variant}&deal=${deal}`;
 
 /** A deal number typed or given in the address: null for none (a random deal). */
@@ -21,8 +23,8 @@ export function dealFrom(text) {
 }
 
 /** What the address asks for: {kind: "replay", id} | {kind: "game", id} | {kind: "race", id} |
- * {kind: "deal", variant, dealText, autoplay} | {kind: "welcome"} (dealText: as written,
- * for dealFrom). */
+ * {kind: "player", id} | {kind: "deal", variant, dealText, autoplay} | {kind: "welcome"}
+ * (dealText: as written, for dealFrom). */
 export function readAddress() {
   const query = new URLSearchParams(location.search);
   const replayId = query.get("replay");
@@ -31,6 +33,8 @@ export function readAddress() {
   if (gameId) return { kind: "game", id: gameId };
   const raceId = query.get("race");
   if (raceId) return { kind: "race", id: raceId };
+  const playerId = query.get("player");
+  if (playerId) return { kind: "player", id: playerId };
   if (query.has("variant") || query.has("deal")) {
     return {
       kind: "deal",
