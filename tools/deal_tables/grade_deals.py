@@ -22,8 +22,9 @@ measure and shows what it means for a player (``tools.deal_tables.grade_check``)
 Each deal's effort is appended to a progress file (``--progress``, default
 /tmp/grade_deals/<variant>.tsv: deal, effort, line length), so a run that is stopped is
 continued by running it again, and runs over disjoint ranges (``--first``/``--last``) may
-share it, one per core.  The grades file is written from the progress file when every
-solvable deal of 1..``--last`` has its effort (``--write`` only writes).
+share it, one per core.  The grades file covers the table's checked range: it is written
+from the progress file by the run that finds every solvable deal there measured
+(``--write`` only writes).
 """
 
 from __future__ import annotations
@@ -144,12 +145,15 @@ def main(argv: list[str] | None = None) -> int:
                 efforts[deal] = effort(args.variant, deal, cap)
                 out.write(f"{deal}\t{efforts[deal][0]}\t{efforts[deal][1]}\n")
                 out.flush()
-    solvable = [d for d in range(1, args.last + 1) if table.solvable(d)]
+    # the grades cover the table's whole range, whatever range this run measured: the run
+    # that measures the last deal writes them
+    solvable = [d for d in range(1, table.checked + 1) if table.solvable(d)]
     missing = [d for d in solvable if d not in efforts]
     if missing:
         print(f"{len(missing)} solvable deals not measured yet (first {missing[0]})")
         return 1
-    path = write_grades(args.variant, grade_letters(solvable, efforts, args.last), efforts, cap)
+    letters = grade_letters(solvable, efforts, table.checked)
+    path = write_grades(args.variant, letters, efforts, cap)
     print(f"wrote {path}")
     return 0
 
