@@ -54,12 +54,39 @@ async def destinations(backend: Backend, game_id: uuid.UUID, card: str) -> dict[
     return {"version": g.version, "card": card, "destinations": targets}
 
 
+def page_size(limit: int | None) -> int:
+    """The events one page of the log carries for a `limit` asked (none: a whole page)."""
+    return min(limit or EVENTS_PAGE, EVENTS_PAGE)
+
+
+def events_tag(game_id: uuid.UUID, after: int, size: int, end: int | None) -> str:
+    """The ETag of a page of the log: the events after `after`, `size` at most. A full
+    page (`end` None: more events follow) never changes, the log being append-only; a
+    page that reaches the log's end changes with the game, whose version its tag holds
+    (`end`: the page's last seq, or `after` for an empty page), as the game's own tag
+    does: memory's known version answers its 304 (routes._unchanged)."""
+    if end is None:
+        return f"{game_id}.events.{after}.{size}.full"
+    return f"{game_id}.{end}{events_suffix(after, size)}"
+
+
+def events_suffix(after: int, size: int) -> str:
+    return f".events.{after}.{size}"
+
+
+def page_tag(game_id: uuid.UUID, after: int, size: int, page: dict[str, Any]) -> str:
+    """events_tag of a page read_events gave."""
+    if page["next"] is not None:
+        return events_tag(game_id, after, size, None)
+    return events_tag(game_id, after, size, page["events"][-1]["seq"] if page["events"] else after)
+
+
 async def read_events(
     backend: Backend, game_id: uuid.UUID, after: int, limit: int | None
 ) -> dict[str, Any]:
     """One page of the log after `after`, oldest first; `next` is the `after` of the next
     page, null when this one reaches the end."""
-    limit = min(limit or EVENTS_PAGE, EVENTS_PAGE)
+    limit = page_size(limit)
     events = await backend.store.read_events(game_id, after, limit + 1)
     if not events and after == 0:
         raise NotFound(f"there is no game with id {game_id}")

@@ -140,13 +140,20 @@ async def destinations(request: web.Request) -> web.Response:
 
 
 async def events(request: web.Request) -> web.Response:
+    gid = game_id(request)
     after = int_query(request, "after", 0, 0, 2**31 - 1)
     # more than a page is asked as a page: `next` says where the rest begins
     limit = int_query(request, "limit", None, 1, 2**31 - 1)
     assert after is not None
-    return tagged_response(
-        request, await queries.read_events(request.app[BACKEND_KEY], game_id(request), after, limit)
-    )
+    size = queries.page_size(limit)
+    if request.if_none_match:  # a full page, or one that ends at the current version
+        full = not_modified(request, queries.events_tag(gid, after, size, None))
+        if full is not None:
+            return full
+        if (unchanged := _unchanged(request, gid, queries.events_suffix(after, size))) is not None:
+            return unchanged
+    page = await queries.read_events(request.app[BACKEND_KEY], gid, after, limit)
+    return tagged_response(request, page, queries.page_tag(gid, after, size, page))
 
 
 async def deal(request: web.Request) -> web.Response:

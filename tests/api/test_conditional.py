@@ -148,11 +148,13 @@ def without_the_log(client: TestClient) -> list[int]:
 
 async def test_a_304_for_a_current_game_costs_no_read_of_the_log(db_url: str) -> None:
     """Memory read the game from the log while the listener was connected, and nothing
-    has been announced since: the 304s of the game and its legal moves come from memory."""
+    has been announced since: the 304s of the game, its legal moves and the last page of its
+    log come from memory."""
     async with instance(db_url) as a:
         ada = await new_player(a)
         game = await new_game(a, ada, deal=617, autoplay=False)
-        urls = [f"/v1/games/{game['id']}", f"/v1/games/{game['id']}/legal-moves"]
+        urls = [f"/v1/games/{game['id']}{tail}"
+                for tail in ("", "/legal-moves", "/events", "/events?after=1&limit=5")]  # fmt: skip
         tags = [await etag_of(a, url) for url in urls]
         reads = without_the_log(a)
         for url, tag in zip(urls, tags, strict=True):
@@ -161,6 +163,33 @@ async def test_a_304_for_a_current_game_costs_no_read_of_the_log(db_url: str) ->
         # a tag that is not the current one goes to the log (here: 503, it is away)
         r = await a.get(urls[0], headers={"If-None-Match": '"x.1"'})
         assert r.status == 503 and reads == [1]
+
+
+async def test_a_full_page_of_the_log_answers_304_for_good(db_url: str) -> None:
+    """The log is append-only: a page followed by more events never changes, and its 304
+    needs neither the log nor memory's version, however the game moves on."""
+    async with instance(db_url) as a:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+
+        async def move() -> None:
+            legal = (await (await a.get(f"{url}/legal-moves")).json())["moves"]
+            assert (await a.post(f"{url}/moves", json=legal[0], headers=auth(ada))).status == 201
+
+        for _ in range(3):
+            await move()
+        page = f"{url}/events?after=1&limit=2"
+        r = await a.get(page)
+        assert (await r.json())["next"] == 3
+        tag = r.headers["ETag"]
+        end = await etag_of(a, f"{url}/events?after=2")  # the last page: it will change
+        await move()
+        reads = without_the_log(a)
+        assert await not_modified(a, page, tag)
+        assert reads == []
+        r = await a.get(f"{url}/events?after=2", headers={"If-None-Match": end})
+        assert r.status == 503 and reads == [1]  # a page that grew: read from the log
 
 
 async def current_on_b_moved_on_a(
