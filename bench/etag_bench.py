@@ -1,8 +1,8 @@
 """A 304 against the full GET of the same thing, under wrk.
 
 The service runs as a process of its own (`make run`'s defaults, one worker, rate limits
-off, request logging on) on a fresh database. For a game of FreeCell deal 617 and for its
-legal moves, `wrk` (2 threads, 32 connections, 5 s) sends the same GET without and with
+off, request logging on) on a fresh database. For a game of FreeCell deal 617, its legal
+moves and its log, `wrk` (2 threads, 32 connections, 5 s) sends the same GET without and with
 `If-None-Match` set to its tag, three alternating rounds. Prints the service's CPU per
 request and the throughput of each, and the medians of the 304's ratios to the full GET's.
 """
@@ -60,7 +60,8 @@ async def main() -> int:
             await asyncio.sleep(3)  # (the opening's search in the background ends)
             server = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(True)]
             for what, path in (("game", f"/v1/games/{gid}"),
-                               ("legal moves", f"/v1/games/{gid}/legal-moves")):  # fmt: skip
+                               ("legal moves", f"/v1/games/{gid}/legal-moves"),
+                               ("events", f"/v1/games/{gid}/events")):  # fmt: skip
                 async with s.get(base + path) as r:
                     tag = r.headers["ETag"]
                 cpu_ratios, rate_ratios = [], []
