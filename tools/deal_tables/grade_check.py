@@ -14,8 +14,12 @@ For each game and grade, on ``--sample`` deals of that grade drawn at random (se
 - **solver**: the engine's own solver's median time to a win, within ``--seconds``, and
   the share of deals it wins in that time.
 
-The grades come from another solver's effort (grade_deals.py), so the columns are an
-independent look at the same deals.
+The grades come from another solver's search (grade_deals.py), so the columns are an
+independent look at the same deals.  ``--by effort`` or ``--by length`` grades the deals
+afresh from grade_deals.py's progress file (``--progress``) by that figure alone, to
+compare the measures on the same samples' sizes:
+
+    .venv/bin/python -m tools.deal_tables.grade_check freecell --sample 400 --by effort
 """
 
 from __future__ import annotations
@@ -26,10 +30,13 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from engine import VARIANTS, Position
 from engine.solver import WINNABLE, solve
 from service.deals.grades import GRADES, DealGrades
+from service.deals.table import DealTable
+from tools.deal_tables.grade_deals import MEASURES, grade_letters, read_progress
 
 
 def score(pos: Position) -> int:
@@ -86,12 +93,22 @@ def sample(grades: DealGrades, grade: str, size: int) -> list[int]:
     return sorted(random.Random(f"{grades.variant}:{grade}").sample(deals, min(size, len(deals))))
 
 
+def graded(variant: str, by: str, progress: Path | None) -> DealGrades:
+    """The game's grades: its file's, or by one figure from a progress file."""
+    if by == "blend" and progress is None:
+        return DealGrades.load(variant)
+    efforts = read_progress(progress or Path("/tmp/grade_deals") / f"{variant}.tsv")
+    table = DealTable.load(variant)
+    solvable = [d for d in range(1, table.checked + 1) if table.solvable(d)]
+    return DealGrades(variant, grade_letters(solvable, efforts, table.checked, by))
+
+
 def check(
-    variant: str, size: int, shallow: int, seconds: float
+    grades: DealGrades, size: int, shallow: int, seconds: float
 ) -> list[tuple[str, int, float, float, float, float]]:
     """(grade, deals, greedy win share, shallow win share, solver's median seconds, solver's
     win share) for each grade."""
-    grades = DealGrades.load(variant)
+    variant = grades.variant
     rows = []
     for grade in GRADES:
         deals = sample(grades, grade, size)
@@ -134,9 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=50, help="deals of each grade")
     parser.add_argument("--shallow", type=int, default=1000, help="the shallow player's positions")
     parser.add_argument("--seconds", type=float, default=2.0, help="the solver's time a deal")
+    parser.add_argument("--by", choices=MEASURES, default="blend", help="the measure")
+    parser.add_argument("--progress", type=Path, help="grade_deals.py's progress file")
     args = parser.parse_args(argv)
     for variant in args.variants:
-        print(table(variant, check(variant, args.sample, args.shallow, args.seconds)))
+        grades = graded(variant, args.by, args.progress)
+        print(table(variant, check(grades, args.sample, args.shallow, args.seconds)))
         print(flush=True)
     return 0
 

@@ -75,17 +75,27 @@ def read_progress(path: Path) -> dict[int, tuple[int, int]]:
     return efforts
 
 
-def grade_letters(solvable: list[int], efforts: dict[int, tuple[int, int]], last: int) -> str:
+MEASURES = ("blend", "effort", "length")
+
+
+def grade_letters(
+    solvable: list[int], efforts: dict[int, tuple[int, int]], last: int, by: str = "blend"
+) -> str:
     """One letter a deal 1..last: e/m/h/x for the four grades by the sum of the deal's ranks
     of effort and of line length (no line, beyond the cap: the longest), '.' for a deal not
-    known to be solvable."""
+    known to be solvable. ``by`` "effort" or "length" ranks by that figure alone (to
+    compare the measures: grade_check.py --by)."""
 
     def rank(key: Callable[[int], tuple[int, int]]) -> dict[int, int]:
         return {deal: i for i, deal in enumerate(sorted(solvable, key=key))}
 
     by_effort = rank(lambda d: (efforts[d][0], d))
     by_length = rank(lambda d: (efforts[d][1] or sys.maxsize, d))
-    ranked = sorted(solvable, key=lambda d: (by_effort[d] + by_length[d], efforts[d][0], d))
+    weights = {"blend": (1, 1), "effort": (1, 0), "length": (0, 1)}[by]
+    ranked = sorted(
+        solvable,
+        key=lambda d: (weights[0] * by_effort[d] + weights[1] * by_length[d], efforts[d][0], d),
+    )
     letters = ["."] * last
     for index, deal in enumerate(ranked):
         letters[deal - 1] = LETTERS[index * len(GRADES) // len(ranked)]

@@ -14,6 +14,9 @@ def test_deals_rank_by_the_sum_of_their_ranks_and_are_cut_in_quarters() -> None:
     # ranks, effort + length (no line ranks last): 1: 1+3, 2: 3+1, 3: 4+0, 4: 5+4, 5: 0+5,
     # 6: 6+6, 7: 7+7, 8: 2+2; the ties on 4 by effort: 1, 8, 2, 3, then 5, 4, 6, 7
     assert letters == "emmhhxxe."
+    # one figure alone, to compare the measures (grade_check.py --by)
+    assert grade_letters(sorted(figures), figures, 9, by="effort") == "emhhexxm."
+    assert grade_letters(sorted(figures), figures, 9, by="length") == "meehhxxm."
     assert grade_letters([1, 2, 3], {1: (1, 1), 2: (2, 2), 3: (3, 3)}, 4) == "emh."
 
 
