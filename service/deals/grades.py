@@ -2,8 +2,8 @@
 
 A grades file says ``graded 1-N`` and then one letter a deal, ``e`` (easy), ``m`` (medium),
 ``h`` (hard), ``x`` (expert) or ``.`` (not known to be solvable), a hundred a line.  The
-solvable deals are cut into four equal parts by the reference solver's effort
-(docs/deal-tables.md).
+solvable deals are cut into four equal parts by a measure of one reference solver's
+search: its effort and the length of its line (docs/deal-tables.md#grades).
 """
 
 from __future__ import annotations
@@ -73,10 +73,6 @@ class DealGrades:
         deals = self._of(grade)
         seed = hashlib.sha256(f"{self.variant}:{grade}:{day.isoformat()}".encode()).digest()
         return deals[int.from_bytes(seed[:8], "big") % len(deals)]
-
-    def count(self, grade: str) -> int:
-        return len(self.deals[grade])
-
 
 
 @functools.cache
