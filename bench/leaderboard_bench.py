@@ -54,10 +54,14 @@ SEED = [
 
 async def seed(conn: asyncpg.Connection, entries: int) -> None:
     """`entries` players, each with one won game of FreeCell deal 617 and its entry on the
-    board; then VACUUM ANALYZE, as autovacuum would leave a settled table."""
+    board; then VACUUM ANALYZE, as autovacuum would leave a settled table. (Each statement
+    may take longer than a pool's 30 s command timeout: the games' triggers keep the
+    players' stats as they go.)"""
     for statement in SEED:
-        await conn.execute(statement, *([entries] if "$1" in statement else []))
-    await conn.execute("VACUUM (ANALYZE) players, games, leaderboard_entries, board_bins")
+        await conn.execute(statement, *([entries] if "$1" in statement else []), timeout=600)
+    await conn.execute(
+        "VACUUM (ANALYZE) players, games, leaderboard_entries, board_bins", timeout=600
+    )
 
 
 async def timed(action: Callable[[], Awaitable[object]], repeats: int) -> list[float]:
