@@ -2,8 +2,9 @@
 
 The service runs as a process of its own (`make run`'s defaults, one worker, rate limits
 off, request logging on) on a fresh database. For a game of FreeCell deal 617, its legal
-moves and its log, `wrk` (2 threads, 32 connections, 5 s) sends the same GET without and with
-`If-None-Match` set to its tag, three alternating rounds. Prints the service's CPU per
+moves, its log and the deal's board (empty: the bench wins no game), `wrk` (2 threads, 32
+connections, 5 s) sends the same GET without and with `If-None-Match` set to its tag,
+three alternating rounds. Prints the service's CPU per
 request and the throughput of each, and the medians of the 304's ratios to the full GET's.
 """
 
@@ -61,7 +62,8 @@ async def main() -> int:
             server = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(True)]
             for what, path in (("game", f"/v1/games/{gid}"),
                                ("legal moves", f"/v1/games/{gid}/legal-moves"),
-                               ("events", f"/v1/games/{gid}/events")):  # fmt: skip
+                               ("events", f"/v1/games/{gid}/events"),
+                               ("board", "/v1/leaderboards/freecell/617")):  # fmt: skip
                 async with s.get(base + path) as r:
                     tag = r.headers["ETag"]
                 cpu_ratios, rate_ratios = [], []

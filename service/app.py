@@ -235,7 +235,9 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     app[HUB_KEY] = hub
     app[BACKEND_KEY].committed = hub.committed
     app[BACKEND_KEY].race_committed = hub.race_committed
+    app[BACKEND_KEY].board_committed = hub.board_committed
     hub.on_race = app[BACKEND_KEY].wake_race_feed
+    hub.on_board = app[BACKEND_KEY].board_changed
     hub.on_game = functools.partial(positions.announce, app[BACKEND_KEY])
     app[BACKEND_KEY].epoch = hub.epoch
     hub.sweep_races = lambda: race_feeds.sweep(app[BACKEND_KEY])

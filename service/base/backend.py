@@ -103,6 +103,12 @@ class Backend:
     # the last seq that another instance announced for a game (its NOTIFY or broker
     # line): service/games/positions.py, announce and known_version
     announced: Lru[uuid.UUID, int] = field(default_factory=lambda: Lru(200_000))
+    # the boards' pages this instance answered, as service/boards/known.py keeps them, and
+    # how many times each deal's boards changed (a win here or announced) since it began
+    boards: Lru[Any, Any] = field(default_factory=lambda: Lru(10_000))
+    board_changes: dict[tuple[str, int], int] = field(default_factory=dict)
+    # told (variant, deal) after a win of this instance: the hub passes it on
+    board_committed: Callable[[str, int], None] = field(default=lambda _variant, _deal: None)
 
     def lock_for(self, game_id: uuid.UUID) -> asyncio.Lock:
         lock = self.locks.get(game_id)
@@ -111,6 +117,18 @@ class Backend:
                 self.locks = {k: v for k, v in self.locks.items() if v.locked()}
             lock = self.locks[game_id] = asyncio.Lock()
         return lock
+
+    def board_changed(self, variant: str, deal: int, *, ours: bool = False) -> None:
+        """The deal's boards changed, or may have (a win of this instance, `ours`, which
+        the other instances are told of; or another instance's, announced): the pages of
+        them in memory are no longer known current (service/boards/known.py)."""
+        if len(self.board_changes) >= 100_000:  # forgotten together, never one without the other
+            self.board_changes.clear()
+            self.boards = Lru(self.boards.capacity)
+        key = (variant, deal)
+        self.board_changes[key] = self.board_changes.get(key, 0) + 1
+        if ours:
+            self.board_committed(variant, deal)
 
     def wake_race(self, race_id: uuid.UUID) -> None:
         """The race's log grew by a commit of this instance: its feed here reads now, and

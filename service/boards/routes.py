@@ -5,10 +5,10 @@ from __future__ import annotations
 from aiohttp import web
 
 from service.base.errors import BadRequest
-from service.base.http import int_query, json_response, tagged_response
+from service.base.http import int_query, json_response, not_modified, tagged_response
 from service.base.keys import BACKEND_KEY
 from service.boards import board as boards
-from service.boards import friends, records, times
+from service.boards import friends, known, records, times
 from service.deals.numbers import check_deal_number, deal_in_path
 from service.players.auth import caller
 
@@ -52,10 +52,18 @@ async def board(request: web.Request) -> web.Response:
         player = await caller(request)
         return tagged_response(request, await friends.friends_board(
             backend, variant, deal, player, limit, cursor, kind))  # fmt: skip
-    if around is None:
-        return tagged_response(
+    if around is None:  # a public page: its 304 from memory while it is known current
+        variant = check_deal_number(variant, deal)
+        key = (variant, deal, kind, limit, cursor)
+        tag = known.known_tag(backend, key, variant, deal) if request.if_none_match else None
+        if tag is not None and (unchanged := not_modified(request, tag)) is not None:
+            return unchanged
+        before = known.seen(backend, variant, deal)
+        response = tagged_response(
             request, await boards.board(backend, variant, deal, limit, cursor, kind)
         )
+        known.remember(backend, key, response.headers["ETag"].strip('"'), before)
+        return response
     if around != "me":
         raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
     if cursor is not None:

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from engine import EngineError, Event, Game
+from engine.game import GAME_WON
 from service.base.backend import Backend
 from service.base.errors import Forbidden, GameFinished, LogFull, ServiceError, VersionMismatch
 from service.base.http import Idempotency
@@ -167,13 +168,20 @@ async def commit(
     call of the store; memory changes once they are committed. Raises VersionConflict
     when another write took their place in the log."""
     epoch = backend.epoch()
+    # a win changes the deal's boards: memory's pages of them (boards/known.py) are told,
+    # here and on the other instances, once it is committed, or when it may have been
+    won = any(e.type == GAME_WON for e in events)
     try:
         answer, kept = await _record(backend, game_id, done, events, first_seq, finish, idem, extra)
     except VersionConflict:
         raise
     except BaseException:
         backend.games.drop(game_id)  # the outcome is unknown: read the log next time
+        if won:
+            backend.board_changed(done.game.variant, done.game.deal, ours=True)
         raise
+    if won:
+        backend.board_changed(done.game.variant, done.game.deal, ours=True)
     if kept is None:  # the key's earlier answer: memory may not have that write
         backend.games.drop(game_id)
         return answer

@@ -8,7 +8,9 @@ kept out of the write's transaction on purpose: PostgreSQL serialises the commit
 notifying transactions, which would cap the moves a second. The same batch carries
 'race <race id>' for every race whose log the instance grew, which wakes the other
 instances' readers of that race's stream (service/races/feeds.py); the race readers read
-only when woken, and the hub's sweep covers theirs too. The events themselves
+only when woken, and the hub's sweep covers theirs too; and 'board <variant> <deal>' for
+every deal a game of the instance won (or may have), which tells the others' memory of
+that deal's boards (service/boards/known.py). The events themselves
 are always read from the log. Each instance has ONE dedicated connection that LISTENs (not
 one per socket, not from the pool); when it drops, it is opened again with backoff and
 every game with subscribers catches up from the log, so a lost notification delays an event
@@ -84,6 +86,10 @@ class StreamHub(Feeds):
         self._outbox: dict[uuid.UUID, int] = {}
         # races whose log this instance grew since the last publish
         self._race_outbox: set[uuid.UUID] = set()
+        # deals ('<variant> <deal>') whose boards a win of this instance changed
+        self._board_outbox: set[str] = set()
+        # told (variant, deal) of every board line, set by the app to Backend.board_changed
+        self.on_board: Callable[[str, int], None] = lambda _variant, _deal: None
         # told the race of every "race <id>" line: wakes this instance's feed of the race
         # (service/races/feeds.py), set by the app to Backend.wake_race_feed
         self.on_race: Callable[[uuid.UUID], None] = lambda _race: None
@@ -134,6 +140,13 @@ class StreamHub(Feeds):
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         for line in payload.splitlines():
             game, _, seq = line.partition(" ")
+            if game == "board":  # 'board <variant> <deal>': a deal's boards changed
+                variant, _, deal = seq.partition(" ")
+                if deal.isdigit():
+                    self.on_board(variant, int(deal))
+                else:
+                    log.warning("stream: unexpected notification %r", line)
+                continue
             if game == "race":  # 'race <race id>': a race's log grew
                 try:
                     race_id = uuid.UUID(seq)
@@ -170,6 +183,12 @@ class StreamHub(Feeds):
         self._race_outbox.add(race_id)
         self._outbox_ready.set()
 
+    def board_committed(self, variant: str, deal: int) -> None:
+        """A win of this instance changed the deal's boards: tell the other instances with
+        the next batch (this instance's own memory was told by the caller)."""
+        self._board_outbox.add(f"{variant} {deal}")
+        self._outbox_ready.set()
+
     async def _publish_forever(self) -> None:
         failures = 0  # in a row: the wait before sending again doubles with each
         while True:
@@ -183,8 +202,10 @@ class StreamHub(Feeds):
             self._outbox_ready.clear()
             batch, self._outbox = self._outbox, {}
             races, self._race_outbox = self._race_outbox, set()
+            boards, self._board_outbox = self._board_outbox, set()
             lines = [f"{game} {seq}" for game, seq in batch.items()]
             lines += [f"race {race}" for race in races]
+            lines += [f"board {board}" for board in boards]
             try:
                 if self.broker:
                     if self._nats is None or not self._nats.is_connected:
@@ -206,6 +227,7 @@ class StreamHub(Feeds):
                 for game, seq in batch.items():
                     self._outbox[game] = max(seq, self._outbox.get(game, 0))
                 self._race_outbox |= races
+                self._board_outbox |= boards
                 self._outbox_ready.set()
                 await asyncio.sleep(min(self.retry_first * 2**failures, self.retry_max))
                 failures += 1

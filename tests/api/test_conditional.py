@@ -305,3 +305,42 @@ class FirstConnectionFails:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
+
+
+def without_the_database(client: TestClient) -> list[int]:
+    """Every connection this instance asks its store for from now on fails: what it
+    answers then, it answered from memory. Returns the count of asks."""
+    store = client.app[BACKEND_KEY].store
+    asks: list[int] = []
+
+    def refused(*_args: Any, **_kw: Any) -> Any:
+        asks.append(1)
+        raise DatabaseUnavailable("the database is not asked in this test")
+
+    store.connection = refused  # type: ignore[method-assign]
+    return asks
+
+
+async def test_a_boards_304_comes_from_memory_until_a_win_here_or_there(db_url: str) -> None:
+    """A page of a board, read on b, answers its 304 from b's memory (no connection asked);
+    a win on another instance is announced to b, and b's next answer to the old tag is the
+    new page; a win on b itself ends its memory of the page at once."""
+    deal, line = shortest("freecell")
+    url = f"/v1/leaderboards/freecell/{deal}?limit=5"
+    async with instance(db_url) as a, instance(db_url) as b:
+        tag = await etag_of(b, url)
+        connection = b.app[BACKEND_KEY].store.connection
+        asks = without_the_database(b)
+        assert await not_modified(b, url, tag)
+        assert asks == []
+        b.app[BACKEND_KEY].store.connection = connection  # type: ignore[method-assign]
+
+        await play_to_win(a, await new_player(a, "ann"), "freecell", deal, line)
+        await until_changed(b, url, tag)
+        tag = await etag_of(b, url)
+        assert await not_modified(b, url, tag)
+
+        await play_to_win(b, await new_player(b, "bea"), "freecell", deal, line)
+        assert not await not_modified(b, url, tag)  # at once: the win was this instance's
+        body = await (await b.get(url)).json()
+        assert sorted(e["player"]["name"] for e in body["entries"]) == ["ann", "bea"]
