@@ -17,16 +17,7 @@ import time
 import aiohttp
 import psutil
 
-from .common import (
-    PYTHON,
-    cpu_total,
-    database_url,
-    free_port,
-    fresh_database,
-    start_process,
-    stop_process,
-    wait_http,
-)
+from .common import cpu_total, lone_service
 
 MOVES = 100
 ROUNDS = 5
@@ -43,58 +34,47 @@ def cell_moves(count: int) -> list[dict[str, str]]:
 
 
 async def main() -> int:
-    db = await fresh_database(database_url(), "bench_client")
-    port = free_port()
-    proc = start_process([PYTHON, "-m", "service", "run"],
-                         {"PORT": str(port), "DATABASE_URL": db, "RATE_LIMITS": "off",
-                          "WORKERS": "1"})  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        await wait_http(f"{base}/healthz")
-        async with aiohttp.ClientSession() as s:
-            async with s.post(f"{base}/v1/players", json={"name": "bench"}) as r:
-                auth = {"Authorization": f"Bearer {(await r.json())['token']}"}
+    async with lone_service("bench_client") as (base, token, proc), aiohttp.ClientSession() as s:
+        auth = {"Authorization": f"Bearer {token}"}
 
-            async def new_game() -> str:
-                body = {"variant": "freecell", "deal": 617, "autoplay": False}
-                async with s.post(f"{base}/v1/games", json=body, headers=auth) as r:
-                    return str((await r.json())["id"])
+        async def new_game() -> str:
+            body = {"variant": "freecell", "deal": 617, "autoplay": False}
+            async with s.post(f"{base}/v1/games", json=body, headers=auth) as r:
+                return str((await r.json())["id"])
 
-            singles, batches = [], []
-            for _ in range(ROUNDS):
-                gid = await new_game()
-                started = time.perf_counter()
-                for move in cell_moves(MOVES):
-                    async with s.post(f"{base}/v1/games/{gid}/moves", json=move,
-                                      headers=auth) as r:  # fmt: skip
-                        assert r.status == 201, await r.text()
-                singles.append(time.perf_counter() - started)
-                gid = await new_game()
-                started = time.perf_counter()
-                async with s.post(f"{base}/v1/games/{gid}/moves",
-                                  json={"moves": cell_moves(MOVES)}, headers=auth) as r:
-                    assert r.status == 201, await r.text()  # fmt: skip
-                batches.append(time.perf_counter() - started)
+        singles, batches = [], []
+        for _ in range(ROUNDS):
+            gid = await new_game()
+            started = time.perf_counter()
+            for move in cell_moves(MOVES):
+                async with s.post(f"{base}/v1/games/{gid}/moves", json=move,
+                                  headers=auth) as r:  # fmt: skip
+                    assert r.status == 201, await r.text()
+            singles.append(time.perf_counter() - started)
+            gid = await new_game()
+            started = time.perf_counter()
+            async with s.post(f"{base}/v1/games/{gid}/moves",
+                              json={"moves": cell_moves(MOVES)}, headers=auth) as r:
+                assert r.status == 201, await r.text()  # fmt: skip
+            batches.append(time.perf_counter() - started)
 
-            # a full GET against a 304 of the same thing, in the service's CPU (all its
-            # processes) over GETS requests each, one after another
-            server = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(True)]
-            cpu: dict[str, tuple[float, float]] = {}
-            for what, path in (("game", f"/v1/games/{gid}"),
-                               ("legal moves", f"/v1/games/{gid}/legal-moves")):  # fmt: skip
-                async with s.get(f"{base}{path}") as r:
-                    tag = r.headers["ETag"]
-                spent = []
-                for headers in ({}, {"If-None-Match": tag}):
-                    before = cpu_total(server)
-                    for _ in range(GETS):
-                        async with s.get(f"{base}{path}", headers=headers) as r:
-                            assert r.status == (304 if headers else 200)
-                            await r.read()
-                    spent.append((cpu_total(server) - before) / GETS)
-                cpu[what] = (spent[0], spent[1])
-    finally:
-        stop_process(proc)
+        # a full GET against a 304 of the same thing, in the service's CPU (all its
+        # processes) over GETS requests each, one after another
+        server = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(True)]
+        cpu: dict[str, tuple[float, float]] = {}
+        for what, path in (("game", f"/v1/games/{gid}"),
+                           ("legal moves", f"/v1/games/{gid}/legal-moves")):  # fmt: skip
+            async with s.get(f"{base}{path}") as r:
+                tag = r.headers["ETag"]
+            spent = []
+            for headers in ({}, {"If-None-Match": tag}):
+                before = cpu_total(server)
+                for _ in range(GETS):
+                    async with s.get(f"{base}{path}", headers=headers) as r:
+                        assert r.status == (304 if headers else 200)
+                        await r.read()
+                spent.append((cpu_total(server) - before) / GETS)
+            cpu[what] = (spent[0], spent[1])
     one, batch = statistics.median(singles), statistics.median(batches)
     print(f"{MOVES} moves: one request each {one * 1000:7.1f} ms, one batch {batch * 1000:6.1f} ms:"
           f" the batch {one / batch:5.1f}x faster (goal >= 10x; median of {ROUNDS})")

@@ -1,4 +1,5 @@
-"""What the benchmarks share: a database, free ports, subprocess servers, percentiles."""
+"""What the benchmarks share: a database, free ports, subprocess servers (the service alone
+among them), percentiles."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -112,3 +114,25 @@ def cpu_total(procs: list[psutil.Process]) -> float:
             continue
         total += t.user + t.system
     return total
+
+
+@contextlib.asynccontextmanager
+async def lone_service(name: str) -> AsyncIterator[tuple[str, str, subprocess.Popen[bytes]]]:
+    """The service as `make run` starts it, with one worker and rate limits off, on a fresh
+    database `name`: its base URL, a new player's token and its process (stopped after)."""
+    db = await fresh_database(database_url(), name)
+    port = free_port()
+    proc = start_process([PYTHON, "-m", "service", "run"],
+                         {"PORT": str(port), "DATABASE_URL": db, "RATE_LIMITS": "off",
+                          "WORKERS": "1"})  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        await wait_http(f"{base}/healthz")
+        async with (
+            aiohttp.ClientSession() as s,
+            s.post(f"{base}/v1/players", json={"name": "bench"}) as r,
+        ):
+            token = (await r.json())["token"]
+        yield base, token, proc
+    finally:
+        stop_process(proc)

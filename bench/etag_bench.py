@@ -18,16 +18,7 @@ import sys
 import aiohttp
 import psutil
 
-from .common import (
-    PYTHON,
-    cpu_total,
-    database_url,
-    free_port,
-    fresh_database,
-    start_process,
-    stop_process,
-    wait_http,
-)
+from .common import cpu_total, lone_service
 
 ROUNDS = 3
 
@@ -43,46 +34,34 @@ def wrk(url: str, *headers: str) -> tuple[int, float]:
 
 
 async def main() -> int:
-    db = await fresh_database(database_url(), "bench_etag")
-    port = free_port()
-    proc = start_process([PYTHON, "-m", "service", "run"],
-                         {"PORT": str(port), "DATABASE_URL": db, "RATE_LIMITS": "off",
-                          "WORKERS": "1"})  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        await wait_http(f"{base}/healthz")
-        async with aiohttp.ClientSession() as s:
-            async with s.post(f"{base}/v1/players", json={"name": "bench"}) as r:
-                token = (await r.json())["token"]
-            body = {"variant": "freecell", "deal": 617, "autoplay": False}
-            async with s.post(f"{base}/v1/games", json=body,
-                              headers={"Authorization": f"Bearer {token}"}) as r:  # fmt: skip
-                gid = (await r.json())["id"]
-            await asyncio.sleep(3)  # (the opening's search in the background ends)
-            server = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(True)]
-            for what, path in (("game", f"/v1/games/{gid}"),
-                               ("legal moves", f"/v1/games/{gid}/legal-moves"),
-                               ("events", f"/v1/games/{gid}/events"),
-                               ("board", "/v1/leaderboards/freecell/617")):  # fmt: skip
-                async with s.get(base + path) as r:
-                    tag = r.headers["ETag"]
-                cpu_ratios, rate_ratios = [], []
-                for n in range(ROUNDS):
-                    figures = []
-                    for headers in ((), (f"If-None-Match: {tag}",)):
-                        before = cpu_total(server)
-                        requests, rate = wrk(base + path, *headers)
-                        figures.append(((cpu_total(server) - before) / requests, rate))
-                    (full_cpu, full_rate), (cond_cpu, cond_rate) = figures
-                    print(f"{what}, round {n + 1}: full {full_cpu * 1e6:4.0f} us {full_rate:7.0f}"
-                          f" req/s; 304 {cond_cpu * 1e6:4.0f} us {cond_rate:7.0f} req/s")
-                    cpu_ratios.append(cond_cpu / full_cpu)
-                    rate_ratios.append(cond_rate / full_rate)
-                print(f"{what}: a 304's CPU {sorted(cpu_ratios)[ROUNDS // 2]:.2f}x the full"
-                      f" GET's (goal <= 0.3x), throughput {sorted(rate_ratios)[ROUNDS // 2]:.2f}x"
-                      f" (medians of {ROUNDS} rounds)")
-    finally:
-        stop_process(proc)
+    async with lone_service("bench_etag") as (base, token, proc), aiohttp.ClientSession() as s:
+        body = {"variant": "freecell", "deal": 617, "autoplay": False}
+        async with s.post(f"{base}/v1/games", json=body,
+                          headers={"Authorization": f"Bearer {token}"}) as r:  # fmt: skip
+            gid = (await r.json())["id"]
+        await asyncio.sleep(3)  # (the opening's search in the background ends)
+        server = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(True)]
+        for what, path in (("game", f"/v1/games/{gid}"),
+                           ("legal moves", f"/v1/games/{gid}/legal-moves"),
+                           ("events", f"/v1/games/{gid}/events"),
+                           ("board", "/v1/leaderboards/freecell/617")):  # fmt: skip
+            async with s.get(base + path) as r:
+                tag = r.headers["ETag"]
+            cpu_ratios, rate_ratios = [], []
+            for n in range(ROUNDS):
+                figures = []
+                for headers in ((), (f"If-None-Match: {tag}",)):
+                    before = cpu_total(server)
+                    requests, rate = wrk(base + path, *headers)
+                    figures.append(((cpu_total(server) - before) / requests, rate))
+                (full_cpu, full_rate), (cond_cpu, cond_rate) = figures
+                print(f"{what}, round {n + 1}: full {full_cpu * 1e6:4.0f} us {full_rate:7.0f}"
+                      f" req/s; 304 {cond_cpu * 1e6:4.0f} us {cond_rate:7.0f} req/s")
+                cpu_ratios.append(cond_cpu / full_cpu)
+                rate_ratios.append(cond_rate / full_rate)
+            print(f"{what}: a 304's CPU {sorted(cpu_ratios)[ROUNDS // 2]:.2f}x the full"
+                  f" GET's (goal <= 0.3x), throughput {sorted(rate_ratios)[ROUNDS // 2]:.2f}x"
+                  f" (medians of {ROUNDS} rounds)")
     return 0
 
 
