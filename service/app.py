@@ -20,7 +20,6 @@ from aiohttp import web
 
 from service.base import meta
 from service.base.backend import Backend, GameCache, Lru
-from service.base.http import answer_headers, name_the_server
 from service.base.keys import (
     BACKEND_KEY,
     DSN_KEY,
@@ -34,6 +33,7 @@ from service.base.logs import access_line
 from service.base.metrics import Metrics
 from service.base.problems import problem_middleware
 from service.base.ratelimit import LINK_GUESSES_PER_MINUTE, RateLimiter, Slots, TokenBuckets
+from service.base.responses import answer_headers, name_the_server
 from service.base.settings import Settings
 from service.boards import routes as leaderboards
 from service.database.connections import StoreError, create_pool

@@ -95,6 +95,7 @@ class Backend:
     # told the race after every commit of this instance to the race's log: the live-event
     # hub passes it on to the other instances (LISTEN/NOTIFY or the broker)
     race_committed: Callable[[uuid.UUID], None] = field(default=lambda _race: None)
+    # the lock of each game's writes on this instance (service/games/positions.py: lock)
     locks: dict[uuid.UUID, asyncio.Lock] = field(default_factory=dict)
     # the live-event listener's connection now (a number that changes with every connection
     # and loss of it), None while it is not listening: what memory was confirmed under
@@ -109,14 +110,6 @@ class Backend:
     board_changes: dict[tuple[str, int], int] = field(default_factory=dict)
     # told (variant, deal) after a win of this instance: the hub passes it on
     board_committed: Callable[[str, int], None] = field(default=lambda _variant, _deal: None)
-
-    def lock_for(self, game_id: uuid.UUID) -> asyncio.Lock:
-        lock = self.locks.get(game_id)
-        if lock is None:
-            if len(self.locks) > 4 * self.games.capacity:
-                self.locks = {k: v for k, v in self.locks.items() if v.locked()}
-            lock = self.locks[game_id] = asyncio.Lock()
-        return lock
 
     def board_changed(self, variant: str, deal: int, *, ours: bool = False) -> None:
         """The deal's boards changed, or may have (a win of this instance, `ours`, which

@@ -46,7 +46,7 @@ class Unprocessable(ServiceError):
 
 class BadMoveTime(Unprocessable):
     """A move of a batch says it was played when it cannot have been (its `played_ms`:
-    service/games/played.py)."""
+    service/games/times.py)."""
 
     slug = "played-ms"
 

@@ -13,8 +13,8 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from service.base.errors import Forbidden
-from service.base.http import json_response
 from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
+from service.base.responses import json_response
 from service.base.settings import ROOT
 from service.database.connections import DatabaseUnavailable
 

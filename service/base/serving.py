@@ -34,8 +34,8 @@ from aiohttp.web_protocol import RequestHandler
 
 from service.base.addresses import REFUSED, UNCOUNTED, AddressCounts
 from service.base.errors import RequestTimeout
-from service.base.http import SERVER
 from service.base.problems import problem_body
+from service.base.responses import SERVER
 from service.base.settings import Settings
 
 # what aiohttp's web.run_app gives a keep-alive connection waiting for its next request

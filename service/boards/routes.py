@@ -5,8 +5,9 @@ from __future__ import annotations
 from aiohttp import web
 
 from service.base.errors import BadRequest
-from service.base.http import int_query, json_response, not_modified, tagged_response
 from service.base.keys import BACKEND_KEY
+from service.base.requests import int_query
+from service.base.responses import json_response, not_modified, tagged_response
 from service.boards import board as boards
 from service.boards import friends, known, records, times
 from service.deals.numbers import check_deal_number, deal_in_path

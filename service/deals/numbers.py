@@ -9,7 +9,7 @@ from typing import Any, Final
 from engine import VARIANTS, InvalidDeal, find_variant
 from engine import deals as engine_deals
 from service.base.errors import BadRequest, Unprocessable
-from service.base.http import whole_number
+from service.base.requests import whole_number
 from service.deals.grades import GRADES, DealGrades, grades
 from service.deals.table import table as deal_table
 

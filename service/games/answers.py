@@ -10,14 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-import orjson
-
 from engine import Event
 from service.base.errors import Unprocessable
-from service.base.http import Idempotency
+from service.base.requests import Idempotency
 from service.database.store import Replayed
-from service.games.clock import Finish
-from service.games.positions import LiveGame
+from service.games.live import LiveGame
+from service.games.times import Finish
 from service.games.views import elapsed_ms, game_view, public_data
 
 # In an answer built before its write: the write's time, which the database gives.
@@ -90,9 +88,3 @@ def replayed(found: Replayed, idem: Idempotency) -> Answer:
             " use a new key for a new request"
         )
     return Answer(found.status, stamped(found.response, found.at))
-
-
-def jsonable(body: dict[str, Any]) -> dict[str, Any]:
-    """The answer as the database stores it (JSON's values)."""
-    result: dict[str, Any] = orjson.loads(orjson.dumps(body))
-    return result

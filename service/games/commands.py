@@ -12,11 +12,11 @@ from engine import EngineError, Event, Game, IllegalMove, Move
 from engine.status import PLAYING
 from service.base.backend import Backend
 from service.base.errors import Forbidden, VersionMismatch
-from service.base.http import Idempotency
+from service.base.requests import Idempotency
 from service.deals.numbers import check_deal, random_deal
-from service.games import clock, played, positions, write
+from service.games import checks, commit, positions, times, write
 from service.games.answers import NOT_YET, Answer
-from service.games.positions import LiveGame
+from service.games.live import LiveGame
 from service.players.accounts import Player
 from service.races import service as races
 
@@ -39,8 +39,8 @@ async def create_game(
     created = events[0]
     events[0] = Event(created.type, {**created.data, "player_id": str(player.id)})
     live = LiveGame(game, player.id, NOT_YET, None)
-    finish = clock.finish(PLAYING, game.status, None)
-    return await write.commit(backend, uuid.uuid4(), live, events, 1, finish, idem)
+    finish = times.finish(PLAYING, game.status, None)
+    return await commit.commit(backend, uuid.uuid4(), live, events, 1, finish, idem)
 
 
 def parse_move(position: Any, body: dict[str, Any]) -> Move:
@@ -74,7 +74,7 @@ async def play(
     position the ones before it (and their automatic moves) left, and all their events
     appended by one write. A refusal in a batch names the move's place in it (`index`,
     0-based) in its problem body. A move of a batch may say when it was played
-    (`played_ms`): its events keep it, and the write path checks it (games/played.py)."""
+    (`played_ms`): its events keep it, and the write path checks it (games/times.py)."""
 
     def action(game: Game) -> list[Event]:
         if isinstance(moves, dict):
@@ -82,7 +82,7 @@ async def play(
         events: list[Event] = []
         for index, body in enumerate(moves):
             try:
-                events += played.stamped(
+                events += times.timed(
                     game.play(parse_move(game.position, body)), body.get("played_ms")
                 )
             except EngineError as exc:
@@ -133,13 +133,13 @@ async def give_hint(
     the hint is recorded only on the version it was found for: when a move landed
     meanwhile, the hint is searched again on the new position."""
     live = await positions.load(backend, game_id)
-    write.check_owner(live, player)
+    checks.check_owner(live, player)
     await refuse_hints_in_races(backend, live)
     for _attempt in range(HINT_ATTEMPTS):
         live = await positions.current(backend, game_id)
         game = live.game
-        write.check_version(game, expected_version)
-        write.check_live(game)
+        checks.check_version(game, expected_version)
+        checks.check_live(game)
         found = await judge(game.copy())
         move = found.get("move")
         hinted = None if move is None else Move(move["from"], move["to"], move["count"])

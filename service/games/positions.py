@@ -1,70 +1,77 @@
-"""What a game is to the service, and how it is brought up to date from its log.
+"""Where games are kept, and how fresh a copy is: memory is a cache, the log is the truth.
 
-A game is its engine's position with who plays it, when it began and ended and the race
-it is played in: a :class:`LiveGame`. Memory is a cache and the log is the truth. This
-instance keeps games by (game id, version) in ``backend.games`` (service/base/backend.py:
-GameCache), which only moves forward, so a read that raced a write never puts an older copy
-back. :func:`load` gives memory's copy when there is one, which may be stale (a write
-judges again on the log before it refuses: service/games/write.py); :func:`current` gives
-the game as the log has it now, in one round trip either way: what memory holds plus any
-events another instance appended since.
-
-When a game's clock stops is one rule (service/games/clock.py), which the catch-up here,
-the write path and the log's replay (service/verify/replay.py) all follow.
+This instance keeps games (service/games/live.py: LiveGame) by (game id, version) in
+``backend.games`` (service/base/backend.py: GameCache), which only moves forward, so a
+read that raced a write never puts an older copy back. :func:`fresh` gives the game in
+one call: memory's copy when that is fresh enough for the caller (a write judges on it,
+and judges again on the log before it refuses: service/games/write.py), else the log's
+latest, in one round trip: what memory holds plus any events appended since.
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Final
 
-from engine import Event, Game
-from engine.status import PLAYING
-from service.base.backend import Backend, GameCache
+from service.base.backend import Backend
 from service.base.errors import NotFound
-from service.database.store import StoredEvent
-from service.games import played
-from service.games.clock import finished_at_after
+from service.games.live import LiveGame, caught_up
 
 REPLAY_INLINE: Final = 200  # events: a longer log is replayed in a thread, off the event loop
 
-@dataclass(slots=True)
-class LiveGame:
-    """A game's replayed line of play, as of version `game.version`."""
 
-    game: Game
-    player_id: uuid.UUID
-    created_at: datetime
-    finished_at: datetime | None
-    # the race the game is played in (its GameCreated says), None for a game of its own
-    race_id: uuid.UUID | None = None
-    # when the player's last action was played, in ms since created_at (games/played.py)
-    last_action_ms: int = 0
-    # the listener's epoch under which this copy was the log's latest (Backend.epoch),
-    # None when that is not known: see known_version
-    epoch: int | None = None
-
-    @property
-    def version(self) -> int:
-        return self.game.version
+def lock(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:
+    """The lock of the game's writes on this instance: one judged and written at a time
+    (another instance's write meets the log's key instead: service/games/write.py)."""
+    held = backend.locks.get(game_id)
+    if held is None:
+        if len(backend.locks) > 4 * backend.games.capacity:
+            backend.locks = {k: v for k, v in backend.locks.items() if v.locked()}
+        held = backend.locks[game_id] = asyncio.Lock()
+    return held
 
 
-def memory(backend: Backend) -> GameCache[LiveGame]:
-    """The games this instance keeps (the backend holds them, not knowing what a game is)."""
-    return backend.games
+async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) -> LiveGame:
+    """The game: memory's copy (which may be stale) unless `from_log` or memory has none;
+    else the log's now, memory's copy caught up with the events appended since it."""
+    held = backend.games.get(game_id)
+    if held is not None and not from_log:
+        return held  # type: ignore[no-any-return]
+    epoch = backend.epoch()
+    base = held
+    while True:
+        after = 0 if base is None else base.version
+        newer = await backend.store.read_events(game_id, after=after)
+        if base is None or not newer or newer[0].seq == after + 1:
+            break
+        base = None  # the log does not go on from memory's copy: replay it whole
+    if base is None and not newer:
+        raise NotFound(f"there is no game with id {game_id}")
+    live = base
+    if newer:
+        # (the thread yields the interpreter every few ms: other requests go on)
+        if len(newer) > REPLAY_INLINE:
+            live = await asyncio.to_thread(caught_up, base, newer)
+        else:
+            live = caught_up(base, newer)
+    assert live is not None
+    # the log's latest under the listener's epoch, taken before the round trip that said
+    # so, unless another instance announced more meanwhile (see known_version)
+    if (backend.announced.get(game_id) or 0) <= live.version:
+        live.epoch = epoch
+    return live if live is base else backend.games.put(game_id, live)  # type: ignore[no-any-return]
 
 
 async def load(backend: Backend, game_id: uuid.UUID) -> LiveGame:
-    """The game from memory, or replayed from its log when memory has none (may be stale:
-    writes judge by the log before they refuse)."""
-    live = memory(backend).get(game_id)
-    if live is not None:
-        return live
-    return await _replay(backend, game_id)
+    """The game from memory, or from its log when memory has none (may be stale: writes
+    judge by the log before they refuse)."""
+    return await fresh(backend, game_id)
+
+
+async def current(backend: Backend, game_id: uuid.UUID) -> LiveGame:
+    """The game as the log has it now (one round trip)."""
+    return await fresh(backend, game_id, from_log=True)
 
 
 def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
@@ -78,94 +85,50 @@ def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
     lost its connection, or was never connected, knows nothing. Nor is a race's game ever
     known: the race's end abandons its games in the database (race_end), announced as the
     race's, not the games'."""
-    live = memory(backend).get(game_id)
+    live = backend.games.get(game_id)
     if live is None or live.epoch is None or live.epoch != backend.epoch():
         return None
     if live.race_id is not None:
         return None
     if (backend.announced.get(game_id) or 0) > live.version:
         return None
-    return live.version
+    return live.version  # type: ignore[no-any-return]
 
 
 def announce(backend: Backend, game_id: uuid.UUID, seq: int) -> None:
     """Another instance says the game's log reaches `seq` (the live-event hub's
     on_game): a copy in memory behind it is no longer known to be current, nor one being
-    read from the log meanwhile (confirmed)."""
+    read from the log meanwhile (fresh, settled)."""
     if seq > (backend.announced.get(game_id) or 0):
         backend.announced[game_id] = seq
-    held = memory(backend).get(game_id)
+    held = backend.games.get(game_id)
     if held is not None and held.version < seq:
         held.epoch = None
 
 
-def confirmed(backend: Backend, game_id: uuid.UUID, live: LiveGame, epoch: int | None) -> None:
-    """`live` was the log's latest under the listener's `epoch` (taken before the round
-    trip that said so), unless another instance announced more since."""
-    if (backend.announced.get(game_id) or 0) <= live.version:
-        live.epoch = epoch
-
-
-async def current(backend: Backend, game_id: uuid.UUID) -> LiveGame:
-    """The game as the log has it now: what memory holds plus any events appended since
-    (one round trip either way)."""
-    live = memory(backend).get(game_id)
+def settled(
+    backend: Backend,
+    game_id: uuid.UUID,
+    live: LiveGame | None,
+    epoch: int | None,
+    won: tuple[str, int] | None = None,
+    race_id: uuid.UUID | None = None,
+) -> None:
+    """After a write of this instance: keep `live`, the game as the write committed it
+    (the log's latest under the listener's `epoch`, taken before the commit, unless
+    another instance announced more since), and tell this instance's live streams; or,
+    with `live` None (the outcome unknown, or the key's earlier answer given again),
+    forget memory's copy: the next read is the log's. A win (`won`: its variant and deal)
+    changed the deal's boards, or may have: their pages in memory are told, here and on
+    the other instances (service/boards/known.py); a race's game wakes the race's feeds."""
     if live is None:
-        return await _replay(backend, game_id)
-    epoch = backend.epoch()
-    newer = await backend.store.read_events(game_id, after=live.game.version)
-    if not newer:
-        confirmed(backend, game_id, live, epoch)
-        return live
-    if live.game.version + 1 != newer[0].seq:
-        return await _replay(backend, game_id)
-    if len(newer) > REPLAY_INLINE:
-        caught = await asyncio.to_thread(_caught_up, live, newer)
+        backend.games.drop(game_id)
     else:
-        caught = _caught_up(live, newer)
-    confirmed(backend, game_id, caught, epoch)
-    return memory(backend).put(game_id, caught)
-
-
-def _caught_up(live: LiveGame, newer: Sequence[StoredEvent]) -> LiveGame:
-    """`live` with the events after it applied to a copy (a write's events share their
-    time: a change of `at` is the end of one write)."""
-    work = live.game.copy()
-    finished_at = live.finished_at
-    write_at = newer[0].at
-    before = work.status
-    last = live.last_action_ms
-    for e in newer:
-        if e.at != write_at:
-            finished_at = finished_at_after(before, work.status, finished_at, write_at)
-            write_at, before = e.at, work.status
-        work.apply(Event(e.type, e.data))
-        if played.is_players(e.type, e.data):
-            last = played.played_ms(live.created_at, e.at, e.data)
-    finished_at = finished_at_after(before, work.status, finished_at, write_at)
-    return LiveGame(work, live.player_id, live.created_at, finished_at, live.race_id, last)
-
-
-async def _replay(backend: Backend, game_id: uuid.UUID) -> LiveGame:
-    epoch = backend.epoch()
-    stored = await backend.store.read_events(game_id)
-    if not stored:
-        raise NotFound(f"there is no game with id {game_id}")
-    if len(stored) <= REPLAY_INLINE:
-        live = _rebuilt(stored)
-    else:  # (the thread yields the interpreter every few ms: other requests go on)
-        live = await asyncio.to_thread(_rebuilt, stored)
-    confirmed(backend, game_id, live, epoch)
-    return memory(backend).put(game_id, live)
-
-
-def _rebuilt(stored: Sequence[StoredEvent]) -> LiveGame:
-    """The game a whole log describes (linear in its length)."""
-    first = stored[0]
-    race = first.data.get("race_id")
-    start = LiveGame(
-        Game.replay([Event(first.type, first.data)]), uuid.UUID(first.data["player_id"]),
-        first.at, None, None if race is None else uuid.UUID(race),
-    )
-    start.finished_at = finished_at_after(PLAYING, start.game.status, None, first.at)
-    return _caught_up(start, stored[1:]) if len(stored) > 1 else start
+        if (backend.announced.get(game_id) or 0) <= live.version:
+            live.epoch = epoch
+        backend.games.put(game_id, live)
+        backend.committed(game_id, live.version)
+    if won is not None:
+        backend.board_changed(*won, ours=True)
+    if race_id is not None:
+        backend.wake_race(race_id)

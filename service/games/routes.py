@@ -7,17 +7,9 @@ from typing import Any
 from aiohttp import web
 
 from service.base.errors import BadRequest
-from service.base.http import (
-    game_id,
-    idempotency,
-    int_query,
-    json_response,
-    not_modified,
-    parse_body,
-    read_object,
-    tagged_response,
-)
-from service.base.keys import BACKEND_KEY, METRICS_KEY
+from service.base.keys import BACKEND_KEY
+from service.base.requests import game_id, idempotency, int_query, parse_body, read_object
+from service.base.responses import json_response, not_modified, tagged_response, written
 from service.deals import numbers as deals
 from service.games import commands, queries
 from service.games.answers import Answer
@@ -25,14 +17,6 @@ from service.games.schemas import BatchRequest, MoveRequest, NewGame, VersionedR
 from service.players.auth import caller
 from service.solver import hints, owners
 from service.solver.verdicts import SOLVER_KEY
-
-
-def written(request: web.Request, answer: Answer) -> web.Response:
-    if answer.status == 201:
-        counter = request.app[METRICS_KEY].events
-        for event in answer.body.get("events", ()):
-            counter.labels(event["type"]).inc()
-    return json_response(answer.body, answer.status)
 
 
 async def create_game(request: web.Request) -> web.Response:
@@ -55,10 +39,10 @@ async def create_game(request: web.Request) -> web.Response:
         hints.prefetch_opening(
             request.app[SOLVER_KEY], answer.body, who, lambda: owners.allows(request, who)
         )
-        response = written(request, answer)
+        response = written(request, answer.body, answer.status)
         response.headers["Location"] = f"/v1/games/{answer.body['id']}"
         return response
-    return written(request, answer)
+    return written(request, answer.body, answer.status)
 
 
 def _unchanged(request: web.Request, gid: Any, suffix: str = "") -> web.Response | None:
@@ -82,8 +66,8 @@ async def get_game(request: web.Request) -> web.Response:
 
 async def play_move(request: web.Request) -> web.Response:
     """One move, or a batch of them (`{"moves": [...]}`), all or none."""
-    gid = game_id(request)
     player = await caller(request)
+    gid = game_id(request)
     raw = await read_object(request)
     idem = idempotency(request, raw)
     moves: dict[str, Any] | list[dict[str, Any]]
@@ -96,7 +80,7 @@ async def play_move(request: web.Request) -> web.Response:
     answer = await commands.play(
         request.app[BACKEND_KEY], gid, player, moves, expected_version, idem
     )
-    return written(request, answer)
+    return written(request, answer.body, answer.status)
 
 
 async def undo(request: web.Request) -> web.Response:
@@ -119,7 +103,7 @@ async def _simple(request: web.Request, command: str) -> web.Response:
         request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, raw),
         command,
     )
-    return written(request, answer)
+    return written(request, answer.body, answer.status)
 
 
 async def legal_moves(request: web.Request) -> web.Response:

@@ -54,7 +54,7 @@ class MoveRequest(OneMove):
 
 class BatchMove(OneMove):
     """A move of a batch, which may say when it was played: `played_ms` since the game's
-    created_at (service/games/played.py)."""
+    created_at (service/games/times.py)."""
 
     played_ms: WholeNumber | None = Field(default=None, ge=0)
 

@@ -9,8 +9,8 @@ from typing import Any, Final
 
 from engine import Move
 from service.database.store import StoredEvent
-from service.games.clock import whole_ms
-from service.games.positions import LiveGame
+from service.games.live import LiveGame
+from service.games.times import whole_ms
 
 EVENTS_PAGE: Final = 1000  # the most events one answer of /events carries
 

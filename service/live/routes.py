@@ -18,8 +18,8 @@ import orjson
 from aiohttp import web
 
 from service.base.errors import BadRequest, NotFound
-from service.base.http import game_id, int_query
 from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
+from service.base.requests import game_id, int_query
 from service.database.store import EventStore, StoredEvent
 from service.live.hub import HUB_KEY, STREAMS_KEY
 from service.live.subscriptions import GOING_AWAY, Item, Subscription, event_message

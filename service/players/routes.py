@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from service.base.http import json_response, parse_body, path_id, tagged_response
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
+from service.base.requests import parse_body, path_id
+from service.base.responses import json_response, tagged_response
 from service.boards import records as leaderboards
 from service.games.export import lines as export_lines
 from service.players import accounts as players

@@ -21,8 +21,9 @@ import orjson
 from aiohttp import web
 
 from service.base.errors import BadRequest
-from service.base.http import int_query, json_response, parse_body, path_id, tagged_response
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
+from service.base.requests import int_query, parse_body, path_id
+from service.base.responses import json_response, tagged_response
 from service.database.connections import StoreError
 from service.live.subscriptions import GOING_AWAY, event_message
 from service.players.auth import caller

@@ -8,11 +8,11 @@ from typing import Any
 from aiohttp import web
 
 from engine import Game, find_variant
-from service.base.http import game_id, idempotency, json_response, parse_body
 from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
+from service.base.requests import game_id, idempotency, parse_body
+from service.base.responses import json_response, written
 from service.deals.numbers import check_grade
 from service.games import commands, positions
-from service.games.routes import written
 from service.games.schemas import VersionedRequest
 from service.players.auth import caller
 from service.solver import hints, owners, postmortem
@@ -41,7 +41,7 @@ async def hint(request: web.Request) -> web.Response:
         request.app[BACKEND_KEY], judge, gid, player, body.expected_version,
         idempotency(request, raw),
     )
-    return written(request, answer)
+    return written(request, answer.body, answer.status)
 
 
 async def hint_after(request: web.Request) -> web.Response:

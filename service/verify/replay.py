@@ -19,8 +19,7 @@ from typing import Any
 from engine import EngineError, Event, Game
 from engine.game import CARD_MOVED, GAME_CREATED
 from service.boards import order
-from service.games.clock import finished_at_after
-from service.games.played import is_players, played_at
+from service.games.times import finished_at_after, is_players, played_at
 from service.games.views import elapsed_ms
 
 
@@ -55,7 +54,7 @@ class Win:
 def pace_ms(events: Sequence[Any]) -> float | None:
     """The median time in milliseconds between the player's own actions (moves, undos,
     redos), counted from the game's creation, each when it was played (a batch's move
-    may say: service/games/played.py); None when the player made none (as the database's
+    may say: service/games/times.py); None when the player made none (as the database's
     game_median_move_ms measures it)."""
     created = events[0]["at"]
     times = [
@@ -69,7 +68,7 @@ def pace_ms(events: Sequence[Any]) -> float | None:
 def replay(events: Sequence[Any]) -> dict[str, Any]:
     """What the projection of these events (one game's log, by seq) must hold.
 
-    finished_at follows the service's rule (games.clock.finished_at_after): the time of the
+    finished_at follows the service's rule (games.times.finished_at_after): the time of the
     write that brought the game to its present end (won, abandoned, or blocked), kept
     while it stays there, cleared when an undo makes it playable again. A write's events
     share their `at`, so the log's writes are its runs of equal `at`; `writes` holds the

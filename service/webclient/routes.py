@@ -13,7 +13,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 # Plain files, no build step: let browsers revalidate (ETag / Last-Modified) on each load.
 # The page loads nothing but its own files and talks to nothing but its own origin (the
 # API and the live-event sockets): no inline script or style, no other origin, not even
-# data: images. (X-Content-Type-Options: nosniff is on every answer: base/http.py.)
+# data: images. (X-Content-Type-Options: nosniff is on every answer: base/responses.py.)
 HEADERS = {
     "Cache-Control": "no-cache",
     "Content-Security-Policy": (

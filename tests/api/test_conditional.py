@@ -248,7 +248,8 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
     without it, does not make its copy current."""
     from engine import Game
     from service.base.backend import Backend, GameCache
-    from service.games.positions import LiveGame, announce, confirmed, known_version
+    from service.games.live import LiveGame
+    from service.games.positions import announce, known_version, settled
 
     backend = Backend(store=None, games=GameCache(10))  # type: ignore[arg-type]
     backend.epoch = lambda: 1
@@ -256,22 +257,19 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
     game, _created = Game.new("freecell", 617)
     live = LiveGame(game, uuid.uuid4(), datetime.now(UTC), None)
     announce(backend, gid, game.version + 1)  # while the read was under way
-    confirmed(backend, gid, live, 1)
-    backend.games.put(gid, live)
+    settled(backend, gid, live, 1)
     assert known_version(backend, gid) is None
     # a copy read afterwards, with the announced event, is current
     other = uuid.uuid4()
     fresh = LiveGame(game, uuid.uuid4(), datetime.now(UTC), None)
-    confirmed(backend, other, fresh, 1)
-    backend.games.put(other, fresh)
+    settled(backend, other, fresh, 1)
     assert known_version(backend, other) == game.version
     announce(backend, other, game.version + 1)  # then another instance moves it
     assert known_version(backend, other) is None
     # a race's game: its race's end abandons it in the database, unannounced
     raced = uuid.uuid4()
     racing = LiveGame(game, uuid.uuid4(), datetime.now(UTC), None, race_id=uuid.uuid4())
-    confirmed(backend, raced, racing, 1)
-    backend.games.put(raced, racing)
+    settled(backend, raced, racing, 1)
     assert racing.epoch == 1 and known_version(backend, raced) is None
 
 

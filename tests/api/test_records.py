@@ -16,7 +16,7 @@ from engine import VARIANTS, Game, Move
 from engine.solver import solve
 from service.base.backend import GameCache
 from service.base.keys import BACKEND_KEY
-from service.games.positions import LiveGame
+from service.games.live import LiveGame
 
 from ..conftest import make_settings
 from ..openapi_check import validating_trace_config

@@ -1,10 +1,19 @@
-"""When the player's own actions were played: the times the boards' pace rule reads.
+"""A game's times: when its clock stops, and when its player's own actions were played.
 
-A move of a batch may say when it was played (`played_ms`: whole milliseconds since the
-game's `created_at`, by the client's clock: a phone that played offline sends its moves at
-once, later). It is kept in the data of the move's CardMoved event, and of the automatic
-moves it set off, which follow it. Any other action of the player (a move that says
-nothing, an undo, a redo) was played when it arrived: its event's `at`.
+**When the clock stops.** A game's time runs from its creation to its present end: won,
+abandoned or blocked (engine.clock_stopped; an undo can revive a blocked game and restart
+its clock). The write path tells record_events what a write does to the finish time (its
+``p_finish``, :func:`finish`); the catch-up from the log (service/games/live.py) and the
+log's replay (service/verify/replay.py) compute the same time from the events
+(:func:`finished_at_after`). A game's times are counted in whole milliseconds from its
+creation (:func:`whole_ms`).
+
+**When the player played.** A move of a batch may say when it was played (`played_ms`:
+whole milliseconds since the game's `created_at`, by the client's clock: a phone that
+played offline sends its moves at once, later). It is kept in the data of the move's
+CardMoved event, and of the automatic moves it set off, which follow it. Any other action
+of the player (a move that says nothing, an undo, a redo) was played when it arrived: its
+event's `at`.
 
 A batch's times go forward: each move's is at or after the game's previous action (its
 `played_ms`, else its arrival) and the batch's move before it (a move that says nothing
@@ -20,12 +29,44 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, Literal
 
-from engine import Event
+from engine import Event, clock_stopped
 from engine.game import CARD_MOVED, MOVE_REDONE, MOVE_UNDONE
 from service.base.errors import BadMoveTime
-from service.games.clock import whole_ms
+
+Finish = Literal["none", "now", "keep"]
+MILLISECOND: Final = timedelta(milliseconds=1)
+
+
+def whole_ms(since: datetime, until: datetime) -> int:
+    """Whole milliseconds from `since` to `until`, never negative (as the database's
+    game_elapsed_ms computes them)."""
+    return max(0, (until - since) // MILLISECOND)
+
+
+def finish(before: str, status: str, finished_at: datetime | None) -> Finish:
+    """What a write that leaves the game at `status` does to its finish time (`before`,
+    its status before the write; `finished_at`, its finish time then): none while it is in
+    play; now when the write stopped its clock or changed how it ended; keep the earlier
+    time while it stays at the same end."""
+    if not clock_stopped(status):
+        return "none"
+    if status != before or finished_at is None:
+        return "now"
+    return "keep"
+
+
+def finished_at_after(
+    before: str, status: str, finished_at: datetime | None, at: datetime
+) -> datetime | None:
+    """The game's finish time once a write at `at` left it at `status` (`before` and
+    `finished_at`, its status and finish time before that write), by :func:`finish`."""
+    how = finish(before, status, finished_at)
+    if how == "none":
+        return None
+    return at if how == "now" else finished_at
+
 
 PLAYED_MS: Final = "played_ms"
 
@@ -48,7 +89,7 @@ def played_ms(created_at: datetime, at: datetime, data: Mapping[str, Any]) -> in
     return whole_ms(created_at, at) if given is None else int(given)
 
 
-def stamped(events: list[Event], ms: int | None) -> list[Event]:
+def timed(events: list[Event], ms: int | None) -> list[Event]:
     """A move's events (the move and its automatic moves) saying it was played at `ms`."""
     if ms is None:
         return events

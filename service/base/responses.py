@@ -1,0 +1,90 @@
+"""What every handler answers: JSON out, ETags and 304s, and the headers every answer
+carries. (What a handler reads is service/base/requests.py.)"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import orjson
+from aiohttp import web, web_response
+
+from service.base.keys import METRICS_KEY
+
+# every answer's Server header: no versions, which serve an attacker and no client
+SERVER: Final = "open-solitaire"
+
+
+def name_the_server() -> None:
+    """Every answer's `Server` is SERVER, aiohttp's own too (a request its parser refuses
+    is answered before any route, and so before any hook of ours), instead of aiohttp's
+    and Python's versions."""
+    web_response.SERVER_SOFTWARE = SERVER
+
+
+Prepare = Callable[[web.Request, web.StreamResponse], Awaitable[None]]
+
+
+def answer_headers(vary_origin: bool) -> Prepare:
+    """The app's on_response_prepare: every answer (WebSocket handshakes, files and
+    problems included) says `X-Content-Type-Options: nosniff`, and `Vary: Origin` when
+    the answers to other origins differ (CORS_ORIGINS is set): then a cache never hands
+    one origin's answer to another. Two header writes per answer."""
+
+    async def prepare(request: web.Request, response: web.StreamResponse) -> None:
+        headers = response.headers
+        headers["X-Content-Type-Options"] = "nosniff"
+        if vary_origin:
+            vary = headers.get("Vary")
+            if vary is None:
+                headers["Vary"] = "Origin"
+            elif "origin" not in (v.strip().lower() for v in vary.split(",")):
+                headers["Vary"] = f"{vary}, Origin"
+
+    return prepare
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
+
+
+def _not_modified(request: web.Request, tag: str) -> bool:
+    """Whether the request's If-None-Match holds `tag` (or `*`): weak comparison, as
+    RFC 9110 has it for If-None-Match."""
+    offered = request.if_none_match
+    return bool(offered) and any(e.value in (tag, "*") for e in offered)
+
+
+def not_modified(request: web.Request, tag: str) -> web.Response | None:
+    """A 304 when the request's If-None-Match holds `tag`, else None."""
+    if _not_modified(request, tag):
+        return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    return None
+
+
+def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> web.Response:
+    """A 200 carrying an ETag, or a 304 with no body when If-None-Match holds it.
+
+    `tag` is given where the answer's version is known (a game's id and version), and
+    then a 304 costs no serialising either; otherwise the tag is a hash of the body, which
+    the answer costs anyway."""
+    if tag is not None and _not_modified(request, tag):
+        return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    payload = orjson.dumps(body)
+    if tag is None:
+        tag = hashlib.blake2b(payload, digest_size=12).hexdigest()
+        if _not_modified(request, tag):
+            return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    response = web.Response(body=payload, content_type="application/json")
+    response.etag = tag
+    return response
+
+
+def written(request: web.Request, body: dict[str, Any], status: int) -> web.Response:
+    """A write's answer; a 201's events are counted by type in the metrics."""
+    if status == 201:
+        counter = request.app[METRICS_KEY].events
+        for event in body.get("events", ()):
+            counter.labels(event["type"]).inc()
+    return json_response(body, status)

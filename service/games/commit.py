@@ -1,0 +1,83 @@
+"""One write into the log, and into memory once it is committed: the events that a
+judged command appends (service/games/write.py), or a new game's first."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from engine import Event
+from engine.game import GAME_WON
+from service.base.backend import Backend
+from service.base.requests import Idempotency
+from service.database.connections import VersionConflict
+from service.games import answers, positions, times
+from service.games.answers import Answer
+from service.games.live import LiveGame
+from service.races import service as races
+
+
+async def commit(
+    backend: Backend,
+    game_id: uuid.UUID,
+    done: LiveGame,
+    events: list[Event],
+    first_seq: int,
+    finish: times.Finish,
+    idem: Idempotency | None,
+    extra: dict[str, Any] | None = None,
+) -> Answer:
+    """Append `events` (seqs from `first_seq`) that leave the game as `done` is, in one
+    call of the store; memory changes once they are committed. Raises VersionConflict
+    when another write took their place in the log."""
+    g = done.game
+    epoch = backend.epoch()
+    # a win changes the deal's boards: memory's pages of them (boards/known.py) are told,
+    # here and on the other instances, once it is committed, or when it may have been
+    won = (g.variant, g.deal) if any(e.type == GAME_WON for e in events) else None
+    template = answers.template(game_id, done, events, first_seq, finish, extra)
+    kept: LiveGame | None = None  # what memory keeps: nothing while the outcome is unknown
+    settle = True  # memory is settled whatever happens, unless nothing was written
+    try:
+        recorded = await backend.store.record(
+            game_id=game_id,
+            first_seq=first_seq,
+            events=[{"type": e.type, "data": e.data} for e in events],
+            player_id=done.player_id,
+            variant=g.variant,
+            deal=g.deal,
+            autoplay=g.autoplay,
+            status=g.status,
+            moves=g.moves,
+            undos=g.undos,
+            hints=g.hints,
+            assisted=g.assisted,
+            foundation_cards=g.position.foundation_cards,
+            finish=finish,
+            key=idem.key if idem else None,
+            request_hash=idem.request_hash if idem else None,
+            http_status=201 if idem else None,
+            response=template if idem else None,  # the store sends it as JSON text
+            alone=done.race_id is not None,
+        )
+        if recorded.race_ends_at is not None:
+            assert done.race_id is not None
+            raise races.over(done.race_id, recorded.race_ends_at)
+        if recorded.replayed is not None:  # the key's earlier answer: memory may lack it
+            assert idem is not None
+            return answers.replayed(recorded.replayed, idem)
+        answer = Answer(201, answers.stamped(template, recorded.at))
+        assert recorded.created_at is not None
+        last = times.last_action_ms(
+            done.last_action_ms, recorded.created_at, recorded.at, events
+        )
+        kept = LiveGame(
+            g, done.player_id, recorded.created_at, recorded.finished_at, done.race_id, last
+        )
+        return answer
+    except VersionConflict:
+        settle = False  # nothing was written: the caller judges again on the log
+        raise
+    finally:
+        if settle:
+            positions.settled(backend, game_id, kept, epoch, won, done.race_id)
