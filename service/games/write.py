@@ -90,7 +90,7 @@ async def write(
             if isinstance(exc, GameFinished) and race_id is not None:
                 # a race's game found over (abandoned at the race's end, say): when the
                 # race's time is up, that is what the refusal says
-                ends_at = await races.ends_at_if_passed(backend, race_id)
-                if ends_at is not None:
-                    raise races.over(race_id, ends_at) from None
+                over = await races.over_if_ended(backend, race_id)
+                if over is not None:
+                    raise over from None
             raise

@@ -145,14 +145,15 @@ async def _end(backend: Backend, race_id: uuid.UUID) -> bool:
     return ended
 
 
-async def ends_at_if_passed(backend: Backend, race_id: uuid.UUID) -> datetime | None:
-    """The race's ends_at when it has passed by the database's clock, else None."""
+async def over_if_ended(backend: Backend, race_id: uuid.UUID) -> RaceOver | None:
+    """The refusal of a write to one of the race's games when the race's end has passed
+    by the database's clock, else None."""
     async with backend.store.connection() as conn:
         ends_at: datetime | None = await conn.fetchval(
             "SELECT ends_at FROM races WHERE id = $1 AND ends_at <= clock_timestamp()",
             race_id, timeout=backend.store.timeout,
         )
-    return ends_at
+    return None if ends_at is None else over(race_id, ends_at)
 
 
 def over(race_id: uuid.UUID, ends_at: datetime) -> RaceOver:
