@@ -19,7 +19,7 @@ _FRIENDS = """(e.player_id = $5
 _PAGE = """
 SELECT x.*, {ahead} AS ahead FROM (
     SELECT {entry}
-    FROM leaderboard_entries e JOIN players p ON p.id = e.player_id
+    FROM leaderboard_entries e
     WHERE e.variant = $1 AND e.deal = $2 AND e.board = $4 AND {friends} {after}
     ORDER BY {order}
     LIMIT $3

@@ -19,6 +19,7 @@ from service.base.backend import Backend, GameCache
 from service.base.errors import BadRequest, NotFound, Unprocessable
 from service.boards import board as leaderboards
 from service.boards import cursors, order, records, times
+from service.boards.board import ENTRY
 from service.database.connections import VersionConflict, create_pool
 from service.database.store import EventStore
 from service.players.accounts import Player
@@ -96,7 +97,7 @@ async def test_full_tie_is_ordered_by_player_id(backend: Backend) -> None:
     for p in players:
         await win(backend, p, 70_000, 80, T0)
     page = await leaderboards.board(backend, "freecell", 617)
-    assert [e["player"]["id"] for e in page["entries"]] == sorted(p.id for p in players)
+    assert [e["player"]["id"] for e in page["entries"]] == sorted(str(p.id) for p in players)
 
 
 async def test_an_entry_is_replaced_only_by_a_better_win(backend: Backend) -> None:
@@ -108,20 +109,20 @@ async def test_an_entry_is_replaced_only_by_a_better_win(backend: Backend) -> No
         return page["entries"][0]  # type: ignore[no-any-return]
 
     first = await win(backend, ada, 200_000, 80, T0, undos=3)
-    assert (await entry())["game_id"] == first
+    assert (await entry())["game_id"] == str(first)
     await win(backend, ada, 250_000, 70, T0 + timedelta(hours=1))  # slower, fewer moves
     await win(backend, ada, 200_000, 81, T0 + timedelta(hours=2))  # same time, more moves
     await win(backend, ada, 200_000, 80, T0 + timedelta(hours=3))  # same, but later
     held = await entry()
     assert (held["game_id"], held["elapsed_ms"], held["moves"], held["undos"]) == (
-        first, 200_000, 80, 3,
+        str(first), 200_000, 80, 3,
     )
     fewer = await win(backend, ada, 200_000, 79, T0 + timedelta(hours=4), undos=1)
-    assert ((await entry())["game_id"], (await entry())["moves"]) == (fewer, 79)
+    assert ((await entry())["game_id"], (await entry())["moves"]) == (str(fewer), 79)
     faster = await win(backend, ada, 150_000, 120, T0 + timedelta(hours=5), undos=9)
     held = await entry()
     assert (held["game_id"], held["elapsed_ms"], held["moves"], held["undos"]) == (
-        faster, 150_000, 120, 9,
+        str(faster), 150_000, 120, 9,
     )
     assert held["finished_at"] == T0 + timedelta(hours=5)
 
@@ -179,7 +180,7 @@ async def test_pages_neither_repeat_nor_skip_while_wins_arrive(backend: Backend)
         p = await new_player(backend, f"s{i:02}")
         # several share a time, so the moves and finish tie-breaks cross page borders
         await win(backend, p, 100_000 + (i // 3) * 1000, 50 + i % 2, T0 + timedelta(seconds=i))
-        start.append(p.id)
+        start.append(str(p.id))
     seen: list[dict[str, Any]] = []
     cursor: str | None = None
     late = 0
@@ -454,18 +455,21 @@ def test_an_order_may_have_a_descending_column() -> None:
 
 
 async def test_board_index_follows_the_order(backend: Backend) -> None:
-    """The index the board's pages and ranks are read from lists the entries in ORDER."""
+    """The index the board's pages and ranks are read from lists the entries in ORDER,
+    and holds every column a page shows (its pages are index-only scans)."""
     async with backend.store.connection() as conn:
         rows = await conn.fetch(
-            "SELECT pg_get_indexdef(i.indexrelid, k, true) AS name,"
+            "SELECT k <= i.indnkeyatts AS key, pg_get_indexdef(i.indexrelid, k, true) AS name,"
             " pg_index_column_has_property(i.indexrelid, k, 'desc') AS descending"
             " FROM pg_index i, generate_series(1, i.indnatts) AS k"
             " WHERE i.indexrelid = 'leaderboard_entries_board'::regclass ORDER BY k"
         )
-    assert [(r["name"], r["descending"]) for r in rows] == [
+    assert [(r["name"], r["descending"]) for r in rows if r["key"]] == [
         ("variant", False), ("deal", False), ("board", False),
         *((c.name, c.descending) for c in order.ORDER),
     ]
+    shown = {part.split()[0].removeprefix("e.") for part in ENTRY.split(",")}
+    assert shown <= {r["name"] for r in rows}
 
 
 async def held_entry(backend: Backend, player: Player, deal: int, board: str) -> Any:
