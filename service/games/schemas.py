@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, StrictBool, StrictStr, model_validator
 
-from service.base.schemas import Body, GradeName, VariantName, WholeNumber
+from service.base.requests import Body, GradeName, VariantName, WholeNumber
 
 
 class NewGame(Body):

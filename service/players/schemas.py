@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictStr
 
-from service.base.schemas import Body, shown_text
+from service.base.requests import Body, shown_text
 from service.players.names import visible
 
 NAME_MAX = 32

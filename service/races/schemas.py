@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, StrictBool
 
-from service.base.schemas import Body, VariantName, WholeNumber
+from service.base.requests import Body, VariantName, WholeNumber
 
 
 class NewRace(Body):
