@@ -36,7 +36,7 @@ from service.base.ratelimit import LINK_GUESSES_PER_MINUTE, RateLimiter, Slots, 
 from service.base.responses import answer_headers, name_the_server
 from service.base.settings import Settings
 from service.boards import routes as leaderboards
-from service.database.connections import StoreError, create_pool
+from service.database.connections import BUDGET, Budget, StoreError, create_pool
 from service.database.embedded import asyncpg_dsn, resolve_database_url
 from service.database.store import EventStore
 from service.games import positions
@@ -118,6 +118,10 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
     offered = request.headers.get("X-Request-Id", "")
     request_id = offered if REQUEST_ID.fullmatch(offered) else new_request_id()
     request[REQUEST_ID_KEY] = request_id
+    # what the request may wait for the database, all its waits together; a WebSocket
+    # lives long: each of its waits has DB_TIMEOUT, as background work's do
+    websocket = request.headers.get("Upgrade", "").lower() == "websocket"
+    BUDGET.set(None if websocket else Budget(request.app[SETTINGS_KEY].db_timeout))
     started = time.perf_counter()
     status = 500
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from contextvars import ContextVar
 from typing import Any
 
 import asyncpg
@@ -38,6 +39,34 @@ class VersionConflict(StoreError):
 
 class DatabaseUnavailable(StoreError):
     """The database cannot be reached (or answers too slowly) right now."""
+
+
+class Budget:
+    """What one request may still wait for the database, in seconds, all its waits
+    together: a token's check, a turn behind a write lane, a connection, each statement
+    (EventStore.timeout). Set per request (service/app.py: observe), so that a database
+    that hangs costs a request DB_TIMEOUT once, not once per wait. It binds the request's
+    own task alone: work the request starts in tasks of their own (which inherit the
+    context) has DB_TIMEOUT for each wait, as all background work does."""
+
+    __slots__ = ("left", "task")
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+        self.task = asyncio.current_task()
+
+
+def current_budget() -> Budget | None:
+    """The budget of the request whose task this is, or None."""
+    budget = BUDGET.get()
+    if budget is None or budget.task is not asyncio.current_task():
+        return None
+    return budget
+
+
+# the current request's budget; None outside requests (background work, a WebSocket's
+# long life), where each wait has DB_TIMEOUT of its own
+BUDGET: ContextVar[Budget | None] = ContextVar("database_budget", default=None)
 
 
 def plain(value: Any) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -27,6 +28,7 @@ from service.database.connections import (
     DatabaseUnavailable,
     StoreError,
     VersionConflict,
+    current_budget,
     json_text,
 )
 
@@ -128,7 +130,7 @@ class EventStore:
         write_lanes: int = 4,
     ) -> None:
         self.pool = pool
-        self.timeout = timeout
+        self.db_timeout = timeout
         # a win whose player's median time between moves is shorter is unverified
         self.min_median_move_ms = min_median_move_ms
         # Writes go to the database over at most `write_lanes` connections at once. A
@@ -142,21 +144,46 @@ class EventStore:
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
 
+    @property
+    def timeout(self) -> float:
+        """What the next wait for the database may take: DB_TIMEOUT, or what is left of
+        the current request's budget (connections.Budget) when that is less;
+        DatabaseUnavailable once the request has waited its budget out."""
+        budget = current_budget()
+        if budget is None:
+            return self.db_timeout
+        if budget.left <= 0:
+            raise DatabaseUnavailable(
+                f"this request has waited {self.db_timeout:g} s (DB_TIMEOUT) for the"
+                " database already"
+            )
+        return min(self.db_timeout, budget.left)
+
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[asyncpg.Connection]:
         """A pooled connection; driver errors come out translated.
 
         Both steps are bounded by the store's timeout: getting a connection (which may mean
         connecting anew, as the pool reconnects on acquire) and each statement (its
-        `timeout=`). No asyncio.timeout around the whole: a task cancelled mid-statement
-        makes asyncpg's release wait, unbounded, for the server to confirm the cancel,
-        which a hung server never does; its own statement timeout does not.
+        `timeout=`); the time the connection is held is taken from the request's budget.
+        No asyncio.timeout around the whole: a task cancelled mid-statement makes
+        asyncpg's release wait, unbounded, for the server to confirm the cancel, which a
+        hung server never does; its own statement timeout does not.
         """
+        budget = current_budget()
+        start = time.monotonic()
         try:
             async with self.pool.acquire(timeout=self.timeout) as conn:
+                if budget is not None:
+                    now = time.monotonic()
+                    budget.left -= now - start
+                    start = now
                 try:
                     yield conn
-                except BROKEN:
+                except (*BROKEN, TimeoutError):
+                    # (a statement past its timeout: asyncpg would await its cancel on
+                    # release, up to DB_TIMEOUT more from a hung server; closed instead,
+                    # and the pool opens another)
                     conn.terminate()
                     raise
         except asyncpg.exceptions.UniqueViolationError as exc:
@@ -166,6 +193,9 @@ class EventStore:
         except LOST_STATEMENTS:
             log.error(POOLER_HINT)
             raise
+        finally:
+            if budget is not None:
+                budget.left -= time.monotonic() - start
 
     async def record(
         self,
@@ -219,10 +249,33 @@ class EventStore:
             finally:
                 self._busy_lanes -= 1
                 self._next_batch()
+        wait = self.timeout  # (none left: DatabaseUnavailable, and nothing waits)
         write = _Write(args, asyncio.get_running_loop().create_future())
         self._waiting.append(write)
         self._next_batch()
-        return await write.done
+        return await self._outcome(write, wait)
+
+    async def _outcome(self, write: _Write, wait: float) -> Recorded:
+        """The waiting write's outcome, waited for `wait` seconds at most (the request's
+        budget). Past it, DatabaseUnavailable: a write still waiting for a lane is taken
+        back (nothing was sent); one already sent in a batch may yet be committed, or not.
+        A request cancelled meanwhile takes its write back likewise."""
+        start = time.monotonic()
+        try:
+            return await asyncio.wait_for(asyncio.shield(write.done), wait)
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            if write in self._waiting:
+                self._waiting.remove(write)
+            write.done.cancel()
+            if isinstance(exc, TimeoutError):
+                raise DatabaseUnavailable(
+                    f"no write lane answered within {wait:g} s (DB_TIMEOUT)"
+                ) from None
+            raise
+        finally:
+            budget = current_budget()
+            if budget is not None:
+                budget.left -= time.monotonic() - start
 
     async def _record_one(self, args: tuple[Any, ...]) -> Recorded:
         """One write, in a statement of its own."""

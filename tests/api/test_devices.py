@@ -108,11 +108,13 @@ async def test_a_token_signed_out_on_one_instance_is_refused_by_another_within_a
     assert r.status == 204
     revoked = time.monotonic()
     while True:
+        sent = time.monotonic()
         r = await b.get("/v1/players/me", headers=bearer(ipad["token"]))
         if r.status == 401:
             break
         assert r.status == 200
-        assert time.monotonic() - revoked < 1.0, "b still takes a token signed out on a"
+        # (a request sent within the second may be answered after it)
+        assert sent - revoked < 1.0, "b still takes a token signed out on a"
         await asyncio.sleep(0.05)
     assert time.monotonic() - revoked <= 1.0 + 0.2  # the request's own time
 

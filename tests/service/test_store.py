@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from datetime import timedelta
 
 import asyncpg
 import pytest
 
-from service.database.connections import VersionConflict, create_pool
+from service.database.connections import (
+    BUDGET,
+    Budget,
+    DatabaseUnavailable,
+    VersionConflict,
+    create_pool,
+)
 from service.database.store import EventStore
 
 
@@ -235,3 +242,48 @@ async def test_a_write_the_database_refuses_in_a_batch_fails_alone(one_lane: Eve
     assert all(not isinstance(r, BaseException) for i, r in enumerate(results) if i != 2)
     for i, g in enumerate(games):
         assert [e.seq for e in await store.read_events(g)] == ([1] if i == 2 else [1, 2])
+
+
+# ---------------------------------------------------------------- a request's budget
+
+
+async def test_a_requests_waits_for_the_database_share_one_budget(
+    one_lane: EventStore, db_url: str
+) -> None:
+    """Behind a lane that a hung write holds, a request waits what is left of its budget,
+    not DB_TIMEOUT for each wait (the turn, the connection, the statement), and its write,
+    taken back, never lands; a request whose budget is spent waits for nothing more."""
+    store = one_lane
+    assert store.db_timeout == 5.0
+    pid = await _player(store)
+    held, waiting = uuid.uuid4(), uuid.uuid4()
+    await store.record(**_args(held, pid, 1, 1))
+    await store.record(**_args(waiting, pid, 1, 1))
+    locker = await asyncpg.connect(db_url)
+    lock = locker.transaction()
+    await lock.start()
+    await locker.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", held)
+    hung = asyncio.create_task(store.record(**_args(held, pid, 2, 1)))  # holds the lane
+    await asyncio.sleep(0.2)
+
+    async def request() -> float:
+        BUDGET.set(Budget(0.4))
+        started = time.monotonic()
+        with pytest.raises(DatabaseUnavailable):
+            await store.record(**_args(waiting, pid, 2, 1))
+        with pytest.raises(DatabaseUnavailable):  # the rest of its budget: none
+            async with store.connection() as conn:
+                await conn.execute("SELECT pg_sleep(1)", timeout=store.timeout)
+        with pytest.raises(DatabaseUnavailable):
+            assert store.timeout
+        return time.monotonic() - started
+
+    try:
+        assert await asyncio.create_task(request()) < 1.0
+    finally:
+        await lock.rollback()
+        await locker.close()
+    assert (await hung).replayed is None
+    await asyncio.sleep(0.2)
+    assert [e.seq for e in await store.read_events(waiting)] == [1]  # taken back
+    assert [e.seq for e in await store.read_events(held)] == [1, 2]
