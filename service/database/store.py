@@ -259,23 +259,25 @@ class EventStore:
         """The waiting write's outcome, waited for `wait` seconds at most (the request's
         budget). Past it, DatabaseUnavailable: a write still waiting for a lane is taken
         back (nothing was sent); one already sent in a batch may yet be committed, or not.
-        A request cancelled meanwhile takes its write back likewise."""
+        (A timer, not asyncio.wait_for: most writes under load wait here.)"""
+        timer = asyncio.get_running_loop().call_later(wait, self._give_up, write, wait)
         start = time.monotonic()
         try:
-            return await asyncio.wait_for(asyncio.shield(write.done), wait)
-        except (TimeoutError, asyncio.CancelledError) as exc:
-            if write in self._waiting:
-                self._waiting.remove(write)
-            write.done.cancel()
-            if isinstance(exc, TimeoutError):
-                raise DatabaseUnavailable(
-                    f"no write lane answered within {wait:g} s (DB_TIMEOUT)"
-                ) from None
-            raise
+            return await write.done
         finally:
+            timer.cancel()
             budget = current_budget()
             if budget is not None:
                 budget.left -= time.monotonic() - start
+
+    def _give_up(self, write: _Write, wait: float) -> None:
+        if write.done.done():
+            return
+        if write in self._waiting:
+            self._waiting.remove(write)
+        write.done.set_exception(
+            DatabaseUnavailable(f"no write lane answered within {wait:g} s (DB_TIMEOUT)")
+        )
 
     async def _record_one(self, args: tuple[Any, ...]) -> Recorded:
         """One write, in a statement of its own."""
