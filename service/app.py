@@ -121,7 +121,8 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
     # what the request may wait for the database, all its waits together; a WebSocket
     # lives long: each of its waits has DB_TIMEOUT, as background work's do
     websocket = request.headers.get("Upgrade", "").lower() == "websocket"
-    BUDGET.set(None if websocket else Budget(request.app[SETTINGS_KEY].db_timeout))
+    budget = None if websocket else Budget(request.app[SETTINGS_KEY].db_timeout)
+    BUDGET.set(budget)
     started = time.perf_counter()
     status = 500
     try:
@@ -133,6 +134,8 @@ async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
         status = exc.status
         raise
     finally:
+        if budget is not None:
+            budget.open = False
         elapsed = time.perf_counter() - started
         info = request.match_info.route.resource
         route = info.canonical if info is not None else "unmatched"

@@ -45,23 +45,21 @@ class Budget:
     """What one request may still wait for the database, in seconds, all its waits
     together: a token's check, a turn behind a write lane, a connection, each statement
     (EventStore.timeout). Set per request (service/app.py: observe), so that a database
-    that hangs costs a request DB_TIMEOUT once, not once per wait. It binds the request's
-    own task alone: work the request starts in tasks of their own (which inherit the
-    context) has DB_TIMEOUT for each wait, as all background work does."""
+    that hangs costs a request DB_TIMEOUT once, not once per wait. Closed when the request
+    ends: a task it started that outlives it (which inherits the context) then has
+    DB_TIMEOUT for each wait, as all background work does."""
 
-    __slots__ = ("left", "task")
+    __slots__ = ("left", "open")
 
     def __init__(self, seconds: float) -> None:
         self.left = seconds
-        self.task = asyncio.current_task()
+        self.open = True
 
 
 def current_budget() -> Budget | None:
-    """The budget of the request whose task this is, or None."""
+    """The budget of the request under way, or None."""
     budget = BUDGET.get()
-    if budget is None or budget.task is not asyncio.current_task():
-        return None
-    return budget
+    return budget if budget is not None and budget.open else None
 
 
 # the current request's budget; None outside requests (background work, a WebSocket's

@@ -9,6 +9,7 @@ or refused connection is DatabaseUnavailable.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 import uuid
@@ -180,10 +181,7 @@ class EventStore:
                     start = now
                 try:
                     yield conn
-                except (*BROKEN, TimeoutError):
-                    # (a statement past its timeout: asyncpg would await its cancel on
-                    # release, up to DB_TIMEOUT more from a hung server; closed instead,
-                    # and the pool opens another)
+                except BROKEN:
                     conn.terminate()
                     raise
         except asyncpg.exceptions.UniqueViolationError as exc:
@@ -296,7 +294,10 @@ class EventStore:
             del self._waiting[:MAX_BATCH]
             if batch:
                 self._busy_lanes += 1
-                task = asyncio.get_running_loop().create_task(self._record_batch(batch))
+                # (a context of its own: a batch is no one request's, nor its budget)
+                task = asyncio.get_running_loop().create_task(
+                    self._record_batch(batch), context=contextvars.Context()
+                )
                 self._batches.add(task)
                 task.add_done_callback(self._batches.discard)
 

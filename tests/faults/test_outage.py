@@ -52,8 +52,9 @@ OUTAGE_SECONDS = 2.5
 DB_TIMEOUT = 1.0
 # the longest a request may take while the database is away: DB_TIMEOUT for all its waits
 # together (a token's check, a turn behind a write lane's hung batch, a connection, the
-# statement), and a little for the rest
-FEW_SECONDS = DB_TIMEOUT + 1.5
+# statement), then as long again for a timed-out statement's cancel (asyncpg awaits it
+# when the connection goes back to the pool), and a little for the rest
+FEW_SECONDS = 2 * DB_TIMEOUT + 1.0
 
 
 def postgres_processes(pg: EmbeddedPostgres) -> list[psutil.Process]:
