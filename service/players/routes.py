@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from aiohttp import web
 
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
@@ -10,12 +12,15 @@ from service.base.ratelimit import charge
 from service.base.requests import parse_body, path_id
 from service.base.responses import json_response, tagged_response
 from service.boards import records as leaderboards
+from service.database.connections import BUDGET
 from service.games.export import lines as export_lines
 from service.players import accounts as players
 from service.players import friends, link_codes, stats
 from service.players.auth import caller
 from service.players.link_codes import LINK_KEY
 from service.players.schemas import LinkDevice, NewDevice, NewPlayer
+
+log = logging.getLogger("service.players")
 
 
 async def create_player(request: web.Request) -> web.Response:
@@ -35,15 +40,25 @@ async def export(request: web.Request) -> web.StreamResponse:
     (service/games/export.py). Until the first line, trouble is an answer like any other
     (401, 503); after it, the connection is cut and the body ends without its last line."""
     player = await caller(request)
+    # a long stream of reads, as a WebSocket's: each has DB_TIMEOUT of its own, not a
+    # share of one budget (connections.Budget)
+    BUDGET.set(None)
     lines = export_lines(request.app[BACKEND_KEY], player.id)
     first = await anext(lines, None)
     response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
     await response.prepare(request)
-    if first is not None:
-        await response.write(first)
-        async for line in lines:
-            await response.write(line)
-    await response.write_eof()
+    try:
+        if first is not None:
+            await response.write(first)
+            async for line in lines:
+                await response.write(line)
+        await response.write_eof()
+    except Exception:
+        # the answer has begun: no problem+json can follow it, so the connection is cut
+        # and the body ends without its last chunk (the client sees it broken)
+        log.warning("export cut off mid-stream", exc_info=True)
+        if request.transport is not None:
+            request.transport.close()
     return response
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 import asyncpg
 import psutil
+import pytest
 from aiohttp.test_utils import TestClient
 
 from tests.faults.helpers import ServiceProcess
@@ -134,3 +135,30 @@ async def export_size(
         async for chunk in r.content.iter_chunked(1 << 16):
             size += len(chunk)
     return size
+
+
+async def test_trouble_after_the_first_line_cuts_the_connection(client: TestClient) -> None:
+    """The database lost in the middle of an export: the answer has begun, so the
+    connection is cut and the body ends without its last line, at once (no client is
+    left waiting for a body that never ends)."""
+    from service.base.keys import BACKEND_KEY
+    from service.database.connections import DatabaseUnavailable
+
+    ada = await new_player(client, "ada")
+    for deal in (1, 2, 3):
+        await new_game(client, ada, deal=deal)
+    store = client.app[BACKEND_KEY].store
+    read_events = store.read_events
+    calls = 0
+
+    async def failing(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise DatabaseUnavailable("gone")
+        return await read_events(*args, **kwargs)
+
+    store.read_events = failing  # type: ignore[method-assign]
+    with pytest.raises(aiohttp.ClientPayloadError):  # (not a 503 written inside the body)
+        r = await asyncio.wait_for(client.get("/v1/players/me/export", headers=auth(ada)), 5)
+        await asyncio.wait_for(r.read(), 5)
