@@ -157,20 +157,23 @@ def cpu_of(pid: int) -> float:
         return 0.0
 
 
-async def prepare_round(base: str, token: str, folder: Path, n: int) -> tuple[Path, Path]:
-    """Fresh games on the service, and the request lists for both servers."""
+async def prepare_round(
+    base: str, token: str, folder: Path, n: int, games: int = GAMES_PER_THREAD
+) -> tuple[Path, Path]:
+    """Fresh games on the service (`games` per thread), and the request lists for both
+    servers."""
     auth = {"Authorization": f"Bearer {token}"}
     service_threads, floor_threads = [], []
     async with aiohttp.ClientSession() as s:
         for t in range(THREADS):
             service_games, floor_games = [], []
-            for g in range(GAMES_PER_THREAD):
+            for g in range(games):
                 body = {"variant": "freecell", "deal": DEAL, "autoplay": False}
                 async with s.post(f"{base}/v1/games", json=body, headers=auth) as r:
                     r.raise_for_status()
                     gid = (await r.json())["id"]
                 service_games.append(game_requests(f"/v1/games/{gid}", MOVES_PER_GAME))
-                number = (n * THREADS + t) * GAMES_PER_THREAD + g + 1
+                number = (n * THREADS + t) * games + g + 1
                 floor_games.append(
                     [(f"/games/{number}/moves", body) for _, body in service_games[-1]]
                 )

@@ -10,7 +10,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -110,50 +110,63 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/races/{race_id}/stream", races.stream)
 
 
-@web.middleware
-async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Request id, latency histogram, request counter and one log line per request."""
-    # a client's id is taken only when it is a plain token: it goes into headers, logs and
-    # error bodies, so anything else (spaces, quotes, control characters) gets a new one
-    offered = request.headers.get("X-Request-Id", "")
-    request_id = offered if REQUEST_ID.fullmatch(offered) else new_request_id()
-    request[REQUEST_ID_KEY] = request_id
-    # what the request may wait for the database, all its waits together; a WebSocket
-    # lives long: each of its waits has DB_TIMEOUT, as background work's do
-    websocket = request.headers.get("Upgrade", "").lower() == "websocket"
-    budget = None if websocket else Budget(request.app[SETTINGS_KEY].db_timeout)
-    BUDGET.set(budget)
-    started = time.perf_counter()
-    status = 500
-    try:
-        response = await handler(request)
-        status = response.status
-        response.headers["X-Request-Id"] = request_id
-        return response  # type: ignore[no-any-return]
-    except web.HTTPException as exc:
-        status = exc.status
-        raise
-    finally:
-        if budget is not None:
-            budget.open = False
-        elapsed = time.perf_counter() - started
-        info = request.match_info.route.resource
-        route = info.canonical if info is not None else "unmatched"
-        request.app[METRICS_KEY].observe_request(route, request.method, status, elapsed)
-        if request.app[SETTINGS_KEY].log_requests:
-            access_line(
-                orjson.dumps(
-                    {
-                        "request_id": request_id,
-                        "method": request.method,
-                        "path": request.path,
-                        "route": route,
-                        "status": status,
-                        "ms": round(elapsed * 1000, 2),
-                        "remote": request.remote,
-                    }
-                ).decode()
-            )
+Middleware = Callable[[web.Request, Any], Awaitable[web.StreamResponse]]
+
+
+def observer(settings: Settings, metrics: Metrics) -> Middleware:
+    """The middleware that observes every request: its id, its database budget, its
+    latency and count in the metrics, and one access-log line (when LOG_REQUESTS)."""
+    db_timeout, log_requests = settings.db_timeout, settings.log_requests
+    count = metrics.http.observe
+
+    @web.middleware
+    async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
+        # a client's id is taken only when it is a plain token: it goes into headers, logs
+        # and error bodies, so anything else (spaces, quotes, control characters) gets a
+        # new one
+        headers = request.headers
+        offered = headers.get("X-Request-Id")
+        request_id = offered if offered and REQUEST_ID.fullmatch(offered) else new_request_id()
+        request[REQUEST_ID_KEY] = request_id
+        # what the request may wait for the database, all its waits together; a WebSocket
+        # lives long: each of its waits has DB_TIMEOUT, as background work's do
+        upgrade = headers.get("Upgrade")
+        websocket = upgrade is not None and upgrade.lower() == "websocket"
+        budget = None if websocket else Budget(db_timeout)
+        BUDGET.set(budget)
+        started = time.perf_counter()
+        status = 500
+        try:
+            response = await handler(request)
+            status = response.status
+            response.headers["X-Request-Id"] = request_id
+            return response  # type: ignore[no-any-return]
+        except web.HTTPException as exc:
+            status = exc.status
+            raise
+        finally:
+            if budget is not None:
+                budget.open = False
+            elapsed = time.perf_counter() - started
+            info = request.match_info.route.resource
+            route = info.canonical if info is not None else "unmatched"
+            count(route, request.method, status, elapsed)
+            if log_requests:
+                access_line(
+                    orjson.dumps(
+                        {
+                            "request_id": request_id,
+                            "method": request.method,
+                            "path": request.path,
+                            "route": route,
+                            "status": status,
+                            "ms": round(elapsed * 1000, 2),
+                            "remote": request.remote,
+                        }
+                    ).decode()
+                )
+
+    return observe
 
 
 def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
@@ -285,7 +298,8 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
     if problem:
         raise RuntimeError(problem)
     limits = limits if limits is not None else Slots.private()
-    middlewares = [observe, problem_middleware]
+    metrics = Metrics()
+    middlewares = [observer(settings, metrics), problem_middleware]
     if settings.rate_limits_on:
         limiter = RateLimiter(settings, slots=limits)
         middlewares.append(limiter.middleware)
@@ -298,7 +312,7 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
     # always on: see ratelimit.py
     app[LINK_GUESSES_KEY] = TokenBuckets(LINK_GUESSES_PER_MINUTE, slots=limits, kind="link")
     app[LINK_KEY] = link_code_key(settings)
-    app[METRICS_KEY] = Metrics()
+    app[METRICS_KEY] = metrics
     app.cleanup_ctx.append(database_ctx(settings))
     app.cleanup_ctx.append(maintenance_ctx)
     app.cleanup_ctx.append(stream_ctx)

@@ -84,7 +84,7 @@ def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> 
 def written(request: web.Request, body: dict[str, Any], status: int) -> web.Response:
     """A write's answer; a 201's events are counted by type in the metrics."""
     if status == 201:
-        counter = request.app[METRICS_KEY].events
+        metrics = request.app[METRICS_KEY]
         for event in body.get("events", ()):
-            counter.labels(event["type"]).inc()
+            metrics.appended(event["type"])
     return json_response(body, status)
