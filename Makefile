@@ -86,14 +86,19 @@ client: $(STAMP)
 lint-openapi:
 	npx --yes @redocly/cli@latest lint openapi.yaml
 
-# wrk (Debian) is the load generator of the move benchmark: installed here when missing
-# and we are root
+# wrk (Debian) is the load generator of the move benchmark, valgrind counts the
+# instructions benchmark's: installed here when missing and we are root
 bench: $(STAMP) solver-lib
 	@command -v wrk >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 \
 	      || echo "could not install wrk: the move benchmark is skipped"; \
 	  else echo "wrk is not installed (apt-get install wrk): the move benchmark is skipped"; fi; }
+	@command -v valgrind >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq valgrind) >/dev/null 2>&1 \
+	      || echo "could not install valgrind: the instructions benchmark is skipped"; \
+	  else echo "valgrind is not installed (apt-get install valgrind): the instructions benchmark is skipped"; fi; }
 	@$(MAKE) --no-print-directory pgbouncer
 	$(PY) -m bench
 

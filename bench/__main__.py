@@ -2,9 +2,10 @@
 
     python -m bench            all of them
     python -m bench wrk ...    only those named (engine, wrk, move, stream, leaderboard,
-                               solver, analysis, client, etag, race, fanout, pooler); wrk is
-                               the move endpoint under wrk, client a phone app's batch and 304,
-                               etag a 304 against the full GET under wrk,
+                               solver, analysis, client, etag, instructions, race, fanout,
+                               pooler); wrk is the move endpoint under wrk, client a phone
+                               app's batch and 304, etag a 304 against the full GET under
+                               wrk, instructions callgrind's count of a move and a 304,
                                race a race of 100 watched live, fanout 1,000 watchers over
                                four instances through LISTEN/NOTIFY and through NATS, pooler
                                the service directly on PostgreSQL and behind pgbouncer
@@ -20,7 +21,7 @@ from .common import PYTHON, ROOT, database_url
 
 BENCHES = [
     "engine", "wrk", "move", "stream", "leaderboard", "solver", "analysis", "client", "etag",
-    "race", "fanout",
+    "instructions", "race", "fanout",
     "pooler",
 ]
 
