@@ -3,7 +3,8 @@
 
 After each commit the writing instance wakes its own subscribers at once and queues
 '<game id> <last seq>' for the others; a publisher task sends what is queued as ONE
-`NOTIFY game_events` every few milliseconds (lines of '<game id> <last seq>'). NOTIFY is
+`NOTIFY game_events` every few milliseconds (lines of '<game id> <last seq>' after a
+'from <instance>' line, by which an instance knows its own when they come back). NOTIFY is
 kept out of the write's transaction on purpose: PostgreSQL serialises the commits of
 notifying transactions, which would cap the moves a second. The same batch carries
 'race <race id>' for every race whose log the instance grew, which wakes the other
@@ -23,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import secrets
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -41,18 +43,19 @@ SUBJECT = "solitaire.game_events"  # the broker's subject, when EVENTS_BROKER is
 APPLICATION_NAME = "solitaire-stream-listener"
 
 
-def _payloads(lines: list[str], limit: int = 7000) -> list[str]:
-    """Lines joined into NOTIFY payloads under PostgreSQL's 8000-byte limit."""
+def _payloads(sender: str, lines: list[str], limit: int = 7000) -> list[str]:
+    """Lines joined into NOTIFY payloads under PostgreSQL's 8000-byte limit, each
+    beginning with the `sender` line."""
     payloads: list[str] = []
-    current: list[str] = []
-    size = 0
+    current: list[str] = [sender]
+    size = len(sender) + 1
     for line in lines:
-        if current and size + len(line) + 1 > limit:
+        if len(current) > 1 and size + len(line) + 1 > limit:
             payloads.append("\n".join(current))
-            current, size = [], 0
+            current, size = [sender], len(sender) + 1
         current.append(line)
         size += len(line) + 1
-    if current:
+    if len(current) > 1:
         payloads.append("\n".join(current))
     return payloads
 
@@ -83,6 +86,10 @@ class StreamHub(Feeds):
         self.retry_first = retry_first
         self.retry_max = retry_max
         self.publish_every = publish_every
+        # the first line of this instance's payloads: its own come back to it through
+        # LISTEN, and are left unread (it woke its feeds and settled its memory at the
+        # commit), as NATS does not send them back (no_echo)
+        self.sender = f"from {secrets.token_hex(8)}"
         self._outbox: dict[uuid.UUID, int] = {}
         # races whose log this instance grew since the last publish
         self._race_outbox: set[uuid.UUID] = set()
@@ -138,8 +145,12 @@ class StreamHub(Feeds):
     # ------------------------------------------------------------ wake-ups from the others
 
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        if payload.startswith(self.sender) and payload[len(self.sender):][:1] in ("", "\n"):
+            return  # this instance's own
         for line in payload.splitlines():
             game, _, seq = line.partition(" ")
+            if game == "from":  # another instance's name
+                continue
             if game == "board":  # 'board <variant> <deal>': a deal's boards changed
                 variant, _, deal = seq.partition(" ")
                 if deal.isdigit():
@@ -210,11 +221,11 @@ class StreamHub(Feeds):
                 if self.broker:
                     if self._nats is None or not self._nats.is_connected:
                         raise ConnectionError("not connected to the broker")
-                    for payload in _payloads(lines):
+                    for payload in _payloads(self.sender, lines):
                         await self._nats.publish(SUBJECT, payload.encode())
                 else:
                     async with self.store.connection() as conn:
-                        for payload in _payloads(lines):
+                        for payload in _payloads(self.sender, lines):
                             await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
                 failures = 0
             except asyncio.CancelledError:
