@@ -43,6 +43,7 @@ from service.games import positions
 from service.games import routes as games
 from service.live import routes as stream
 from service.live.hub import HUB_KEY, STREAMS_KEY, StreamHub
+from service.players import accounts
 from service.players import routes as players
 from service.players.link_codes import LINK_KEY, link_code_key, purge_link_codes
 from service.races import feeds as race_feeds
@@ -260,6 +261,8 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     hub.on_board = app[BACKEND_KEY].board_changed
     hub.on_game = functools.partial(positions.announce, app[BACKEND_KEY])
     app[BACKEND_KEY].epoch = hub.epoch
+    hub.on_signed_out = functools.partial(accounts.signed_out, app[BACKEND_KEY])
+    app[BACKEND_KEY].token_signed_out = hub.token_signed_out
     hub.sweep_races = lambda: race_feeds.sweep(app[BACKEND_KEY])
     await hub.start()
     yield

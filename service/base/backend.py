@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -74,6 +74,10 @@ class GameCache(Lru[uuid.UUID, G]):
         self.pop(game_id)
 
 
+async def _nothing(_digest: bytes) -> None:
+    pass
+
+
 @dataclass
 class Backend:
     """The event store and this instance's memory (caches, locks), passed to every service
@@ -85,6 +89,12 @@ class Backend:
     # players by their token's hash, the most recently used ones, each with the time it
     # was last checked against the database (service/players/accounts.py: CachedToken)
     players: Lru[bytes, Any] = field(default_factory=lambda: Lru(100_000))
+    # the tokens signed out that this instance heard of since it began: memory's checks of
+    # tokens are vouched for only while it stays the same (service/players/accounts.py)
+    signed_out: int = 0
+    # told the hash of a token this instance signed out, once committed: the live-event
+    # hub passes it on through the broker (through PostgreSQL, the statement did)
+    token_signed_out: Callable[[bytes], Awaitable[None]] = field(default=_nothing)
     # the most events one game's log may hold (a write past it is refused; abandoning is not)
     max_game_events: int = 5000
     # told (game id, last seq) after every commit of this instance: live streams listen

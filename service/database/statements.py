@@ -1,11 +1,19 @@
 """The statements that append to the log (record_events, one write or a batch of them)
-and the values the event store answers with (service/database/store.py)."""
+and the values the event store answers with (service/database/store.py); the channel on
+which the instances sharing the database tell each other what changed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
+
+# The channel of the lines by which the instances sharing the database tell each other of
+# their commits (service/live/hub.py) and of the tokens signed out (players/accounts.py).
+CHANNEL: Final = "game_events"
+# A token signed out: the line '<SIGNED_OUT> <its hash in hex>', sent in the transaction
+# that signs it out.
+SIGNED_OUT: Final = "token"
 
 
 @dataclass(frozen=True, slots=True)

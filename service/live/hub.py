@@ -11,7 +11,9 @@ notifying transactions, which would cap the moves a second. The same batch carri
 instances' readers of that race's stream (service/races/feeds.py); the race readers read
 only when woken, and the hub's sweep covers theirs too; and 'board <variant> <deal>' for
 every deal a game of the instance won (or may have), which tells the others' memory of
-that deal's boards (service/boards/known.py). The events themselves
+that deal's boards (service/boards/known.py). A token's sign-out sends 'token <hash>' in
+its own transaction (service/players/accounts.py), and through the broker before its
+answer. The events themselves
 are always read from the log. Each instance has ONE dedicated connection that LISTENs (not
 one per socket, not from the pool); when it drops, it is opened again with backoff and
 every game with subscribers catches up from the log, so a lost notification delays an event
@@ -32,13 +34,13 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
+from service.database.statements import CHANNEL, SIGNED_OUT
 from service.database.store import EventStore
 from service.live.feeds import Feeds
 from service.live.subscriptions import Subscription
 
 log = logging.getLogger("service.stream")
 
-CHANNEL = "game_events"
 SUBJECT = "solitaire.game_events"  # the broker's subject, when EVENTS_BROKER is set
 APPLICATION_NAME = "solitaire-stream-listener"
 
@@ -105,6 +107,9 @@ class StreamHub(Feeds):
         # told (game, last seq) of every game line another instance sends, set by the app
         # to service/games/positions.py: announce
         self.on_game: Callable[[uuid.UUID, int], None] = lambda _game, _seq: None
+        # told the hash of every token signed out (a 'token <hex>' line, which the
+        # sign-out's own statement sends), set by the app to players/accounts.py: signed_out
+        self.on_signed_out: Callable[[bytes], None] = lambda _digest: None
         self._outbox_ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()
@@ -158,6 +163,14 @@ class StreamHub(Feeds):
                 else:
                     log.warning("stream: unexpected notification %r", line)
                 continue
+            if game == SIGNED_OUT:  # 'token <hash in hex>': a token was signed out
+                try:
+                    digest = bytes.fromhex(seq)
+                except ValueError:
+                    log.warning("stream: unexpected notification %r", line)
+                    continue
+                self.on_signed_out(digest)
+                continue
             if game == "race":  # 'race <race id>': a race's log grew
                 try:
                     race_id = uuid.UUID(seq)
@@ -199,6 +212,22 @@ class StreamHub(Feeds):
         the next batch (this instance's own memory was told by the caller)."""
         self._board_outbox.add(f"{variant} {deal}")
         self._outbox_ready.set()
+
+    async def token_signed_out(self, digest: bytes) -> None:
+        """A token this instance signed out, committed: through PostgreSQL the sign-out's
+        statement told the others at its commit; through the broker they are told now,
+        before the answer (if the broker cannot take it, they trust their memory of the
+        token until their next check of it: players/accounts.py, LAST_USED_EVERY)."""
+        if not self.broker:
+            return
+        try:
+            if self._nats is None or not self._nats.is_connected:
+                raise ConnectionError("not connected to the broker")
+            for payload in _payloads(self.sender, [f"{SIGNED_OUT} {digest.hex()}"]):
+                await self._nats.publish(SUBJECT, payload.encode())
+            await self._nats.flush(timeout=1)
+        except Exception as exc:
+            log.warning("stream: could not tell the other instances of a sign-out: %s", exc)
 
     async def _publish_forever(self) -> None:
         failures = 0  # in a row: the wait before sending again doubles with each

@@ -2,10 +2,15 @@
 (service/base/backend.py).
 
 A token is shown once and stored as its SHA-256 (tokens are 256 random bits: no need for a
-slow hash). Each instance keeps the players of the tokens it saw in memory for at most
-`TOKEN_RECHECK` seconds: after that a request checks its token again (one indexed query,
-which also notes the token's last use, at most once a minute), so a token signed out on
-one instance is refused by every instance within a second. A player has at most
+slow hash). Each instance keeps the players of the tokens it saw in memory. A token signed
+out is announced to every instance in the transaction that signs it out (a `NOTIFY` on the
+live-event hub's channel, which delivers it at the commit; through the broker too when
+EVENTS_BROKER is set, before the answer): each forgets it then. So memory trusts a token
+it checked while the hub's listener was connected for `LAST_USED_EVERY` seconds, as long
+as the listener has stayed connected and no sign-out has been heard since (:func:`vouch`);
+a check made while nothing listened is trusted for `TOKEN_RECHECK` seconds only. Each
+check is one indexed query, which also notes the token's last use, at most once a minute.
+A player has at most
 `MAX_TOKENS` tokens in use; a new one is made under a lock on the player's row
 (`LOCK_PLAYER`), so that the cap holds against concurrent requests. The codes that link a
 new device are in link_codes.py; names that cannot pass for another's in names.py.
@@ -24,10 +29,11 @@ from typing import Any, Final
 from service.base.backend import Backend
 from service.base.errors import Conflict, NotFound, Unauthorized
 from service.database.connections import plain
+from service.database.statements import CHANNEL, SIGNED_OUT
 from service.players.names import name_key, unique_name
 
-TOKEN_RECHECK: Final = 1.0  # seconds a token is trusted from memory
-LAST_USED_EVERY: Final = 60  # seconds between two notes of a token's last use
+TOKEN_RECHECK: Final = 1.0  # seconds a token is trusted from memory while nothing listens
+LAST_USED_EVERY: Final = 60  # seconds between two notes of a token's last use (and checks)
 FIRST_DEVICE: Final = "first device"
 MAX_TOKENS: Final = 100  # tokens in use per player (one a device)
 
@@ -43,6 +49,31 @@ class Player:
 class CachedToken:
     player: Player
     checked: float  # time.monotonic() of the last check against the database
+    # what vouched for memory when that check began (:func:`vouch`), None if nothing did
+    vouched: tuple[int, int] | None = None
+
+
+def vouch(backend: Backend) -> tuple[int, int] | None:
+    """The live-event listener's connection and the sign-outs heard on it: while both stay
+    the same, every token signed out since a check was announced here, and forgotten. None
+    while nothing listens."""
+    epoch = backend.epoch()
+    return None if epoch is None else (epoch, backend.signed_out)
+
+
+def trusted(backend: Backend, cached: CachedToken) -> bool:
+    """Whether memory's player of a token will do, without asking the database."""
+    age = time.monotonic() - cached.checked
+    if cached.vouched is None:
+        return age < TOKEN_RECHECK
+    return age < LAST_USED_EVERY and cached.vouched == vouch(backend)
+
+
+def signed_out(backend: Backend, digest: bytes) -> None:
+    """A token was signed out (announced by the instance that did it, or by this one):
+    forgotten, and no check from before is vouched for any longer."""
+    backend.signed_out += 1
+    backend.players.pop(digest)
 
 
 def hash_token(token: str) -> bytes:
@@ -53,8 +84,11 @@ def new_token() -> tuple[uuid.UUID, str]:
     return uuid.uuid4(), secrets.token_urlsafe(32)
 
 
-def remember(backend: Backend, digest: bytes, player: Player) -> None:
-    backend.players[digest] = CachedToken(player, time.monotonic())
+def remember(
+    backend: Backend, digest: bytes, player: Player, vouched: tuple[int, int] | None
+) -> None:
+    """Keep the player of a token checked (or made) when `vouched` (taken before it was)."""
+    backend.players[digest] = CachedToken(player, time.monotonic(), vouched)
 
 
 CREATE_PLAYER = """
@@ -71,13 +105,14 @@ async def create_player(backend: Backend, name: str) -> dict[str, Any]:
     token_id, token = new_token()
     player_id = uuid.uuid4()
     digest = hash_token(token)
+    vouched = vouch(backend)
     async with backend.store.connection() as conn:
         with unique_name(name):
             created: datetime = await conn.fetchval(
                 CREATE_PLAYER, player_id, name, token_id, digest, FIRST_DEVICE,
                 name_key(name), timeout=backend.store.timeout,
             )
-    remember(backend, digest, Player(player_id, name, token_id))
+    remember(backend, digest, Player(player_id, name, token_id), vouched)
     return {"id": player_id, "name": name, "token": token, "created_at": created}
 
 
@@ -101,15 +136,16 @@ async def authenticate(backend: Backend, token: str | None) -> Player:
         )
     digest = hash_token(token)
     cached = backend.players.get(digest)
-    if cached is not None and time.monotonic() - cached.checked < TOKEN_RECHECK:
+    if cached is not None and trusted(backend, cached):
         return cached.player
+    vouched = vouch(backend)
     async with backend.store.connection() as conn:
         row = await conn.fetchrow(TOKEN_OWNER, digest, timeout=backend.store.timeout)
     if row is None:
         backend.players.pop(digest)
         raise Unauthorized("this token belongs to no player, or was signed out")
     player = Player(plain(row["player_id"]), row["name"], plain(row["id"]))
-    remember(backend, digest, player)
+    remember(backend, digest, player, vouched)
     return player
 
 
@@ -171,18 +207,21 @@ async def list_tokens(backend: Backend, player: Player) -> dict[str, Any]:
     }
 
 
-# the token is signed out and the link codes it made are cancelled, or nothing
-REVOKE_TOKEN = """
+# the token is signed out and the link codes it made are cancelled, or nothing; every
+# instance hears of it at the commit (the hub's channel)
+REVOKE_TOKEN = f"""
 WITH t AS (
     UPDATE device_tokens SET revoked_at = now()
     WHERE id = $1 AND player_id = $2 AND revoked_at IS NULL RETURNING id, token_hash),
 codes AS (DELETE FROM link_codes WHERE token_id IN (SELECT id FROM t))
-SELECT token_hash FROM t"""
+SELECT token_hash, pg_notify('{CHANNEL}', '{SIGNED_OUT} ' || encode(token_hash, 'hex'))
+FROM t"""
 
 
 async def revoke_token(backend: Backend, player: Player, raw_id: str) -> None:
-    """Sign a device out: its token is refused from now on, by every instance within
-    TOKEN_RECHECK seconds (by this one at once), and the link codes it made are void."""
+    """Sign a device out: its token is refused from now on, by this instance at once and by
+    the others as soon as they hear of it (the statement's NOTIFY, at its commit; the
+    broker, before the answer), and the link codes it made are void."""
     try:
         token_id = uuid.UUID(raw_id)
     except ValueError:
@@ -195,4 +234,5 @@ async def revoke_token(backend: Backend, player: Player, raw_id: str) -> None:
             )
     if digest is None:
         raise NotFound(f"this player has no token in use with id {raw_id!r}")
-    backend.players.pop(bytes(digest))
+    signed_out(backend, bytes(digest))
+    await backend.token_signed_out(bytes(digest))

@@ -15,7 +15,7 @@ import pytest
 from service.live.hub import HUB_KEY
 
 from ..conftest import NatsServer
-from .helpers import new_game, new_player
+from .helpers import auth, new_game, new_player
 from .test_stream import as_json, events_of, instances, receive, wait_for, write
 
 pytestmark = pytest.mark.skipif(
@@ -66,3 +66,24 @@ async def test_a_broker_outage_delays_events_and_loses_none(
         got = await receive(wb, len(answer["events"]))
         assert [m["seq"] for m in got] == [e["seq"] for e in answer["events"]]
         await wb.close()
+
+
+async def test_a_token_signed_out_through_the_broker_is_refused_by_the_other_instance_at_once(
+    db_url: str, broker: NatsServer
+) -> None:
+    settings = {"events_broker": broker.url}
+    async with instances(db_url, settings, settings) as (a, b):
+        ada = await new_player(a)
+        r = await a.post("/v1/players/me/tokens", json={"device": "iPad"}, headers=auth(ada))
+        ipad = await r.json()
+        ipad_auth = {"Authorization": f"Bearer {ipad['token']}"}
+        assert (await b.get("/v1/players/me", headers=ipad_auth)).status == 200  # in b's memory
+        r = await a.delete(f"/v1/players/me/tokens/{ipad['id']}", headers=auth(ada))
+        assert r.status == 204
+        revoked = time.monotonic()
+        # the broker carried it before the answer: b refuses it within a delivery, where
+        # its memory (vouched for by its connection to the broker) would take it a minute
+        while (r := await b.get("/v1/players/me", headers=ipad_auth)).status == 200:
+            assert time.monotonic() - revoked < 0.3, "b still takes a token signed out on a"
+            await asyncio.sleep(0.01)
+        assert r.status == 401

@@ -166,11 +166,13 @@ def holder(svc: ServiceProcess, conn: Connection) -> int:
         return f"{socket.inet_aton(ip)[::-1].hex().upper()}:{port:04X}"  # little-endian
 
     local, remote = address("127.0.0.1", svc.port), address(host, port)
-    inodes = [
+    # (a set: /proc/net/tcp is read in pieces, and a socket may show twice when the table
+    # changes between them)
+    inodes = sorted({
         fields[9]
         for fields in (line.split() for line in Path("/proc/net/tcp").read_text().splitlines())
         if fields[1:4] == [local, remote, "01"]  # ESTABLISHED (not an old one's TIME_WAIT)
-    ]
+    })
     assert len(inodes) == 1, inodes
     for pid in workers(svc):
         with contextlib.suppress(OSError):

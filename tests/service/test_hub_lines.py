@@ -16,6 +16,7 @@ def hub() -> tuple[StreamHub, list[tuple[str, Any]]]:
     h.on_game = lambda game, seq: told.append(("game", (game, seq)))
     h.on_race = lambda race: told.append(("race", race))
     h.on_board = lambda variant, deal: told.append(("board", (variant, deal)))
+    h.on_signed_out = lambda digest: told.append(("token", digest))
     return h, told
 
 
@@ -47,3 +48,11 @@ def test_every_payload_names_its_sender_and_stays_under_the_limit() -> None:
     assert all(p.startswith("from 0123456789abcdef\n") and len(p) <= 7000 for p in payloads)
     assert [line for p in payloads for line in p.splitlines()[1:]] == lines
     assert _payloads("from x", []) == []
+
+
+def test_a_sign_out_line_without_a_sender_is_read_by_every_instance() -> None:
+    """A sign-out's own statement sends it (players/accounts.py): no sender line."""
+    here, told = hub()
+    digest = bytes(range(32))
+    here._notified(None, 0, CHANNEL, f"token {digest.hex()}\ntoken nothex")
+    assert told == [("token", digest)]
