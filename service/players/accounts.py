@@ -161,6 +161,12 @@ RETURNING created_at"""
 # under the lock before): two new tokens at MAX_TOKENS - 1 cannot both pass. NO KEY
 # UPDATE leaves alone the KEY SHARE locks that the player's other writes take.
 LOCK_PLAYER = "SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE"
+# the same, while the token asking is in use: a new token is never made with one signed
+# out, whatever memory still trusts
+LOCK_PLAYER_OF_TOKEN = """
+SELECT 1 FROM players p WHERE p.id = $1
+    AND EXISTS (SELECT 1 FROM device_tokens d WHERE d.id = $2 AND d.revoked_at IS NULL)
+FOR NO KEY UPDATE OF p"""
 
 
 def too_many() -> Conflict:
@@ -175,7 +181,11 @@ async def add_token(backend: Backend, player: Player, device: str) -> dict[str, 
     token_id, token = new_token()
     timeout = backend.store.timeout
     async with backend.store.connection() as conn, conn.transaction():
-        await conn.execute(LOCK_PLAYER, player.id, timeout=timeout)
+        asking = await conn.fetchval(
+            LOCK_PLAYER_OF_TOKEN, player.id, player.token_id, timeout=timeout
+        )
+        if asking is None:  # signed out meanwhile, on another instance that had not told
+            raise Unauthorized("this token belongs to no player, or was signed out")
         created = await conn.fetchval(
             ADD_TOKEN, token_id, player.id, hash_token(token), device, timeout=timeout
         )

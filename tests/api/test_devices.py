@@ -149,6 +149,21 @@ async def test_memory_vouches_for_a_token_only_while_the_listener_stays_connecte
         await conn.close()
 
 
+async def test_a_token_signed_out_makes_no_new_token_whatever_memory_trusts(
+    client: TestClient, db_url: str
+) -> None:
+    ada = await new_player(client)
+    await get(client, "/v1/players/me", headers=auth(ada))  # in memory, vouched for
+    conn = await asyncpg.connect(db_url)
+    try:
+        # signed out behind the service's back (as by an instance whose notice is late)
+        await conn.execute("UPDATE device_tokens SET revoked_at = now()")
+    finally:
+        await conn.close()
+    r = await client.post("/v1/players/me/tokens", json={"device": "iPad"}, headers=auth(ada))
+    assert r.status == 401, await r.text()
+
+
 async def test_last_use_is_noted_at_most_once_a_minute(client: TestClient, db_url: str) -> None:
     ada = await new_player(client)
     backend = client.app[BACKEND_KEY]
