@@ -65,8 +65,9 @@ class Checked(State):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise InvalidMove(f"a move takes at least one card, not {count!r}")
         if move.source == move.target:
-            raise InvalidMove(
-                f"a move must go from one pile to another, not from {move.source} to itself"
+            raise IllegalMove(
+                f"a move goes from one pile to another: {self._pile_word(skind, si)} cannot"
+                " take its own card"
             )
         if skind == "f":
             raise IllegalMove("a card on a foundation never leaves it")

@@ -4,7 +4,8 @@ Every error is a :class:`ValueError` through :class:`EngineError`, so a caller c
 whole family at once.  The service maps them to HTTP answers:
 
 * :class:`InvalidMove` - the request is malformed (no such pile in this game, a count below
-  one, a pile moved onto itself, text that is no card or move): a client bug.
+  one, text that is no card or move): a client bug. A pile moved onto itself is well
+  formed, and illegal.
 * :class:`IllegalMove` - well formed but against the rules; the message names the rule in
   words a player understands.
 * :class:`InvalidDeal` - a deal number outside 1..MAX_DEAL.

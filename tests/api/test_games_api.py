@@ -239,3 +239,18 @@ async def test_blocked_then_undo_then_abandon_times_agree_with_the_log(db_url: s
     async with TestClient(TestServer(create_app(make_settings(db_url)))) as b:
         again = await (await b.get(url)).json()
         assert again == {**abandoned, "can_undo": again["can_undo"]}
+
+
+async def test_a_move_from_a_pile_onto_itself_is_illegal(client: TestClient) -> None:
+    """Well formed, and against the rules: 422, with the rule in words, nothing appended."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=1, autoplay=False)
+    url = f"/v1/games/{game['id']}/moves"
+    for body in ({"from": "t4", "to": "t4"}, {"card": game["state"]["tableau"][3][-1], "to": "t4"}):
+        r = await client.post(url, json=body, headers=auth(ada))
+        assert r.status == 422, await r.text()
+        problem = await r.json()
+        assert problem["type"].endswith("illegal-move")
+        assert "column 4 cannot take its own card" in problem["detail"]
+    r = await client.get(f"/v1/games/{game['id']}")
+    assert (await r.json())["version"] == game["version"]

@@ -243,7 +243,6 @@ def test_foundation_takes_the_next_card_of_its_suit() -> None:
         (BeleagueredCastle, Move("t1", "c1"), "no cells"),
         (FreeCell, Move("t1", "t2", 0), "at least one card"),
         (FreeCell, Move("t1", "t2", -2), "at least one card"),
-        (FreeCell, Move("t1", "t1"), "from one pile to another"),
         (FreeCell, Move("c", "t1"), "not a pile to take cards from"),
         (FreeCell, Move("t1", "x5"), "not a pile"),
     ],
@@ -253,6 +252,15 @@ def test_malformed_moves_are_invalid(cls: type, move: Move, match: str) -> None:
     pos = board(cls, ["*"] * cls.column_count, foundations=found)
     with pytest.raises(InvalidMove, match=match):
         pos.check(move)
+
+
+@pytest.mark.parametrize(("pile", "word"), [("t1", "column 1"), ("c2", "cell 2")])
+def test_a_pile_moved_onto_itself_is_illegal(pile: str, word: str) -> None:
+    pos = board(FreeCell, ["*"] * 8, cells="- AS - -")
+    move = Move.parse(f"{pile}-{pile}")
+    with pytest.raises(IllegalMove, match=f"{word} cannot take its own card"):
+        pos.check(move)
+    assert move not in pos.legal_moves
 
 
 def test_empty_source_column_is_illegal() -> None:
