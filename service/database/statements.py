@@ -16,6 +16,33 @@ CHANNEL: Final = "game_events"
 SIGNED_OUT: Final = "token"
 
 
+def game_line(game_id: object, seq: int) -> str:
+    """The line that says a game's log reaches `seq`."""
+    return f"{game_id} {seq}"
+
+
+def board_line(variant: str, deal: int) -> str:
+    """The line that says a deal's boards changed (a win), or may have."""
+    return f"board {variant} {deal}"
+
+
+def payloads(sender: str, lines: list[str], limit: int = 7000) -> list[str]:
+    """Lines joined into NOTIFY payloads under PostgreSQL's 8000-byte limit, each
+    beginning with the `sender` line (by which an instance knows its own)."""
+    joined: list[str] = []
+    current: list[str] = [sender]
+    size = len(sender) + 1
+    for line in lines:
+        if len(current) > 1 and size + len(line) + 1 > limit:
+            joined.append("\n".join(current))
+            current, size = [sender], len(sender) + 1
+        current.append(line)
+        size += len(line) + 1
+    if len(current) > 1:
+        joined.append("\n".join(current))
+    return joined
+
+
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
     seq: int
@@ -34,9 +61,16 @@ class Replayed:
     at: datetime  # when the first answer's write was made
 
 
+# The other instances are told of a write at its commit: its lines (`$20`, payloads for
+# the channel, none when they are told through the broker) go by NOTIFY in the write's
+# own transaction, once for the statement (an uncorrelated subquery is evaluated once).
+# PostgreSQL commits notifying transactions one at a time: with group commit that is one
+# commit a batch, not a move.
+NOTIFY = f"(SELECT count(pg_notify('{CHANNEL}', p)) FROM unnest($20::text[]) AS p)"
+
 RECORD_SQL = (
     "SELECT replayed, request_hash, http_status, response, at, created_at, finished_at,"
-    " elapsed_ms, race_ends_at FROM record_events("
+    f" elapsed_ms, race_ends_at, {NOTIFY} AS notified FROM record_events("
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
 )
 
@@ -45,7 +79,7 @@ RECORD_SQL = (
 # array would be taken for one more dimension) and become jsonb on the server.
 RECORD_MANY_SQL = (
     "SELECT w.ord, r.replayed, r.request_hash, r.http_status, r.response, r.at, r.created_at,"
-    " r.finished_at, r.elapsed_ms, r.race_ends_at FROM unnest("
+    f" r.finished_at, r.elapsed_ms, r.race_ends_at, {NOTIFY} AS notified FROM unnest("
     "$1::uuid[], $2::int[], $3::text[], $4::uuid[], $5::text[], $6::bigint[], $7::bool[],"
     " $8::text[], $9::int[], $10::int[], $11::int[], $12::int[], $13::text[], $15::text[],"
     " $16::text[], $17::int[], $18::text[], $19::bool[]) WITH ORDINALITY"

@@ -38,6 +38,7 @@ from service.database.statements import (
     Recorded,
     Replayed,
     StoredEvent,
+    payloads,
 )
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ class _Write:
 
     args: tuple[Any, ...]
     done: asyncio.Future[Recorded]
+    notice: list[str]  # the lines the other instances are told at its commit
 
 
 def _fail(done: asyncio.Future[Recorded], exc: BaseException) -> None:
@@ -98,6 +100,10 @@ class EventStore:
         self._waiting: list[_Write] = []
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
+        # the first line of this instance's NOTIFY payloads (the live-event hub's), with
+        # which each write tells the other instances of itself in its own transaction;
+        # None: they are told otherwise (through the broker) or not at all
+        self.sender: str | None = None
 
     @property
     def timeout(self) -> float:
@@ -171,6 +177,7 @@ class EventStore:
         response: dict[str, Any] | None = None,
         alone: bool = False,
         assisted: bool | None = None,
+        notice: Sequence[str] = (),
     ) -> Recorded:
         """Append events at first_seq… with the projection, the idempotency record, for
         a win the board entries, and for a race's game the race's events
@@ -188,6 +195,8 @@ class EventStore:
         race's game, whose write may end the race and take the locks of its other games).
         `assisted` is the engine's flag (GameRecord.assisted), which the projection keeps and
         the boards go by; None leaves the game's as it was (false for a new game).
+        `notice`, the lines the other instances are told by NOTIFY at the commit (with
+        `sender` set): what a 304 of theirs from memory must hear of before it is answered.
         """
         args = (
             game_id, first_seq, list(events), player_id, variant, deal, autoplay, status, moves,
@@ -197,12 +206,12 @@ class EventStore:
         if alone or (self._busy_lanes < self.write_lanes and not self._waiting):
             self._busy_lanes += 1
             try:
-                return await self._record_one(args)
+                return await self._record_one(args, list(notice))
             finally:
                 self._busy_lanes -= 1
                 self._next_batch()
         wait = self.timeout  # (none left: DatabaseUnavailable, and nothing waits)
-        write = _Write(args, asyncio.get_running_loop().create_future())
+        write = _Write(args, asyncio.get_running_loop().create_future(), list(notice))
         self._waiting.append(write)
         self._next_batch()
         return await self._outcome(write, wait)
@@ -231,12 +240,15 @@ class EventStore:
             DatabaseUnavailable(f"no write lane answered within {wait:g} s (DB_TIMEOUT)")
         )
 
-    async def _record_one(self, args: tuple[Any, ...]) -> Recorded:
+    def _payloads(self, notices: list[str]) -> list[str]:
+        return [] if self.sender is None else payloads(self.sender, notices)
+
+    async def _record_one(self, args: tuple[Any, ...], notice: list[str]) -> Recorded:
         """One write, in a statement of its own."""
         async with self.connection() as conn:
             row = await conn.fetchrow(
                 RECORD_SQL, *args[:13], self.min_median_move_ms, *args[13:],
-                timeout=self.timeout,
+                self._payloads(notice), timeout=self.timeout,
             )
         assert row is not None
         return self._recorded(row)
@@ -263,7 +275,9 @@ class EventStore:
             # in the order of the games' ids, as every batch takes its rows' locks
             batch.sort(key=lambda w: w.args[0])
             try:
-                rows = await self._record_many([w.args for w in batch])
+                rows = await self._record_many(
+                    [w.args for w in batch], [line for w in batch for line in w.notice]
+                )
                 self.batched_writes += len(batch)
             except _BATCH_FALLBACK:
                 for write in batch:  # (the batch appended nothing: one given up goes not)
@@ -285,21 +299,23 @@ class EventStore:
 
     async def _settle_alone(self, write: _Write) -> None:
         try:
-            recorded = await self._record_one(write.args)
+            recorded = await self._record_one(write.args, write.notice)
         except Exception as exc:
             _fail(write.done, exc)
         else:
             if not write.done.done():
                 write.done.set_result(recorded)
 
-    async def _record_many(self, writes: list[tuple[Any, ...]]) -> list[asyncpg.Record]:
+    async def _record_many(
+        self, writes: list[tuple[Any, ...]], notice: list[str]
+    ) -> list[asyncpg.Record]:
         columns = [list(column) for column in zip(*writes, strict=True)]
         columns[2] = [json_text(events) for events in columns[2]]
         columns[16] = [None if r is None else json_text(r) for r in columns[16]]
         async with self.connection() as conn:
             rows: list[asyncpg.Record] = await conn.fetch(
                 RECORD_MANY_SQL, *columns[:13], self.min_median_move_ms, *columns[13:],
-                timeout=self.timeout,
+                self._payloads(notice), timeout=self.timeout,
             )
         if len(rows) != len(writes):
             raise StoreError(f"{len(writes)} writes sent, {len(rows)} answers")

@@ -11,6 +11,7 @@ from engine.game import GAME_WON
 from service.base.backend import Backend
 from service.base.requests import Idempotency
 from service.database.connections import VersionConflict
+from service.database.statements import board_line, game_line
 from service.games import answers, positions, times
 from service.games.answers import Answer
 from service.games.live import LiveGame
@@ -59,6 +60,9 @@ async def commit(
             http_status=201 if idem else None,
             response=template if idem else None,  # the store sends it as JSON text
             alone=done.race_id is not None,
+            # what the other instances hear at the commit (service/live/hub.py)
+            notice=[game_line(game_id, g.version)]
+            + ([] if won is None else [board_line(*won)]),
         )
         if recorded.race_ends_at is not None:
             assert done.race_id is not None

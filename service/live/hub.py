@@ -1,23 +1,26 @@
 """Live game events for the WebSocket subscribers of one service instance: its feeds
 (service/live/feeds.py) and how the instances sharing one database wake each other's.
 
-After each commit the writing instance wakes its own subscribers at once and queues
-'<game id> <last seq>' for the others; a publisher task sends what is queued as ONE
-`NOTIFY game_events` every few milliseconds (lines of '<game id> <last seq>' after a
-'from <instance>' line, by which an instance knows its own when they come back). NOTIFY is
-kept out of the write's transaction on purpose: PostgreSQL serialises the commits of
-notifying transactions, which would cap the moves a second. The same batch carries
+After each commit the writing instance wakes its own subscribers at once; the others
+hear of it at the commit itself: the write's statement sends `NOTIFY game_events` in its
+own transaction (service/database/statements.py), lines of '<game id> <last seq>' and, for
+a win, 'board <variant> <deal>' (which tells the others' memory of that deal's boards,
+service/boards/known.py), after a 'from <instance>' line by which an instance knows its
+own when they come back. So no other instance answers a 304 from memory for a version that
+a client was already told is gone (service/games/positions.py: known_version).
+PostgreSQL commits notifying transactions one at a time, which group commit makes one
+commit a batch of writes. A publisher task sends, as ONE NOTIFY every few milliseconds,
 'race <race id>' for every race whose log the instance grew, which wakes the other
 instances' readers of that race's stream (service/races/feeds.py); the race readers read
-only when woken, and the hub's sweep covers theirs too; and 'board <variant> <deal>' for
-every deal a game of the instance won (or may have), which tells the others' memory of
-that deal's boards (service/boards/known.py). A token's sign-out sends 'token <hash>' in
+only when woken, and the hub's sweep covers theirs too. A token's sign-out sends 'token <hash>' in
 its own transaction (service/players/accounts.py), and through the broker before its
 answer. The events themselves
 are always read from the log. Each instance has ONE dedicated connection that LISTENs (not
 one per socket, not from the pool); when it drops, it is opened again with backoff and
 every game with subscribers catches up from the log, so a lost notification delays an event
-and never loses it. With EVENTS_BROKER set, the same lines go through NATS instead.
+and never loses it. With EVENTS_BROKER set, the same lines go through NATS instead, all
+of them from the publisher (at once after the commit: a few milliseconds later than
+through PostgreSQL for the others' memory).
 """
 
 from __future__ import annotations
@@ -34,7 +37,13 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
-from service.database.statements import CHANNEL, SIGNED_OUT
+from service.database.statements import (
+    CHANNEL,
+    SIGNED_OUT,
+    board_line,
+    game_line,
+    payloads,
+)
 from service.database.store import EventStore
 from service.live.feeds import Feeds
 from service.live.subscriptions import Subscription
@@ -43,23 +52,6 @@ log = logging.getLogger("service.stream")
 
 SUBJECT = "solitaire.game_events"  # the broker's subject, when EVENTS_BROKER is set
 APPLICATION_NAME = "solitaire-stream-listener"
-
-
-def _payloads(sender: str, lines: list[str], limit: int = 7000) -> list[str]:
-    """Lines joined into NOTIFY payloads under PostgreSQL's 8000-byte limit, each
-    beginning with the `sender` line."""
-    payloads: list[str] = []
-    current: list[str] = [sender]
-    size = len(sender) + 1
-    for line in lines:
-        if len(current) > 1 and size + len(line) + 1 > limit:
-            payloads.append("\n".join(current))
-            current, size = [sender], len(sender) + 1
-        current.append(line)
-        size += len(line) + 1
-    if len(current) > 1:
-        payloads.append("\n".join(current))
-    return payloads
 
 
 class StreamHub(Feeds):
@@ -96,7 +88,7 @@ class StreamHub(Feeds):
         # races whose log this instance grew since the last publish
         self._race_outbox: set[uuid.UUID] = set()
         # deals ('<variant> <deal>') whose boards a win of this instance changed
-        self._board_outbox: set[str] = set()
+        self._board_outbox: set[tuple[str, int]] = set()
         # told (variant, deal) of every board line, set by the app to Backend.board_changed
         self.on_board: Callable[[str, int], None] = lambda _variant, _deal: None
         # told the race of every "race <id>" line: wakes this instance's feed of the race
@@ -195,11 +187,13 @@ class StreamHub(Feeds):
     # ------------------------------------------------------------ publishing commits
 
     def committed(self, game_id: uuid.UUID, last: int) -> None:
-        """A write of this instance committed: wake its own subscribers now, and tell the
-        other instances with the next batched NOTIFY."""
+        """A write of this instance committed: wake its own subscribers now. Through
+        PostgreSQL the write's own statement told the other instances at its commit
+        (EventStore.sender); through the broker they are told now."""
         self._wake(game_id, last)
-        self._outbox[game_id] = max(last, self._outbox.get(game_id, 0))
-        self._outbox_ready.set()
+        if self.broker:
+            self._outbox[game_id] = max(last, self._outbox.get(game_id, 0))
+            self._outbox_ready.set()
 
     def race_committed(self, race_id: uuid.UUID) -> None:
         """A write of this instance grew the race's log: tell the other instances with the
@@ -208,10 +202,12 @@ class StreamHub(Feeds):
         self._outbox_ready.set()
 
     def board_committed(self, variant: str, deal: int) -> None:
-        """A win of this instance changed the deal's boards: tell the other instances with
-        the next batch (this instance's own memory was told by the caller)."""
-        self._board_outbox.add(f"{variant} {deal}")
-        self._outbox_ready.set()
+        """A win of this instance changed the deal's boards (this instance's own memory
+        was told by the caller): through the broker the other instances are told now;
+        through PostgreSQL the winning write's statement told them (EventStore.sender)."""
+        if self.broker:
+            self._board_outbox.add((variant, deal))
+            self._outbox_ready.set()
 
     async def token_signed_out(self, digest: bytes) -> None:
         """A token this instance signed out, committed: through PostgreSQL the sign-out's
@@ -223,7 +219,7 @@ class StreamHub(Feeds):
         try:
             if self._nats is None or not self._nats.is_connected:
                 raise ConnectionError("not connected to the broker")
-            for payload in _payloads(self.sender, [f"{SIGNED_OUT} {digest.hex()}"]):
+            for payload in payloads(self.sender, [f"{SIGNED_OUT} {digest.hex()}"]):
                 await self._nats.publish(SUBJECT, payload.encode())
             await self._nats.flush(timeout=1)
         except Exception as exc:
@@ -243,18 +239,18 @@ class StreamHub(Feeds):
             batch, self._outbox = self._outbox, {}
             races, self._race_outbox = self._race_outbox, set()
             boards, self._board_outbox = self._board_outbox, set()
-            lines = [f"{game} {seq}" for game, seq in batch.items()]
+            lines = [game_line(game, seq) for game, seq in batch.items()]
             lines += [f"race {race}" for race in races]
-            lines += [f"board {board}" for board in boards]
+            lines += [board_line(*board) for board in boards]
             try:
                 if self.broker:
                     if self._nats is None or not self._nats.is_connected:
                         raise ConnectionError("not connected to the broker")
-                    for payload in _payloads(self.sender, lines):
+                    for payload in payloads(self.sender, lines):
                         await self._nats.publish(SUBJECT, payload.encode())
                 else:
                     async with self.store.connection() as conn:
-                        for payload in _payloads(self.sender, lines):
+                        for payload in payloads(self.sender, lines):
                             await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
                 failures = 0
             except asyncio.CancelledError:

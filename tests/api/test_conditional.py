@@ -210,10 +210,10 @@ async def current_on_b_moved_on_a(
     return url, tag, game
 
 
-async def until_changed(b: TestClient, url: str, tag: str) -> None:
+async def until_changed(b: TestClient, url: str, tag: str, guard: float = 5) -> None:
     """Until b stops answering 304 to `tag` (a guard of 5 s: an announcement takes
     milliseconds)."""
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + guard
     while await not_modified(b, url, tag):
         assert time.monotonic() < deadline, "b kept answering 304 for the old version"
         await asyncio.sleep(0.005)
@@ -273,20 +273,51 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
     assert racing.epoch == 1 and known_version(backend, raced) is None
 
 
-async def test_an_announcement_that_could_not_be_sent_is_sent_again(db_url: str) -> None:
-    """Instance a's NOTIFY of its move fails (its pool had no connection for it): the
-    lines go with the next attempt, and instance b's tag changes all the same."""
-    failing: list[FirstConnectionFails] = []
+async def test_a_write_tells_the_other_instances_in_its_own_transaction(
+    db_url: str,
+) -> None:
+    """Instance a's publisher can send nothing: b hears of a's move all the same, from the
+    NOTIFY of the move's own statement, delivered at its commit (before a answers)."""
 
-    def failing_notify(a: TestClient) -> None:
+    def no_publisher(a: TestClient) -> None:
         hub = a.app[HUB_KEY]
-        failing.append(FirstConnectionFails(hub.store))
-        hub.store = failing[0]  # type: ignore[assignment]
+        hub.store = AllConnectionsFail(hub.store)  # type: ignore[assignment]
 
     async with instance(db_url) as a, instance(db_url) as b:
-        url, tag, _game = await current_on_b_moved_on_a(a, b, failing_notify)
-        await until_changed(b, url, tag)
-        assert failing[0].failed == 1
+        url, tag, game = await current_on_b_moved_on_a(a, b, no_publisher)
+        await until_changed(b, url, tag, guard=0.5)
+        assert await etag_of(b, url) == f'"{game["id"]}.{game["version"] + 1}"'
+
+
+async def test_an_announcement_that_could_not_be_sent_is_sent_again(db_url: str) -> None:
+    """Instance a's NOTIFY of a race's line (its log grew) fails, as when its pool had no
+    connection for it: the line goes with the next attempt, and b hears it."""
+    async with instance(db_url) as a, instance(db_url) as b:
+        hub = a.app[HUB_KEY]
+        failing = FirstConnectionFails(hub.store)
+        hub.store = failing  # type: ignore[assignment]
+        heard: list[uuid.UUID] = []
+        b.app[HUB_KEY].on_race = heard.append
+        race = uuid.uuid4()
+        hub.race_committed(race)
+        deadline = time.monotonic() + 5
+        while race not in heard:
+            assert time.monotonic() < deadline, "b never heard of the race"
+            await asyncio.sleep(0.01)
+        assert failing.failed == 1
+
+
+class AllConnectionsFail:
+    """The store, whose every connection asked for fails."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def connection(self) -> Any:
+        raise DatabaseUnavailable("no connection for the publisher in this test")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
 
 
 class FirstConnectionFails:
@@ -342,3 +373,33 @@ async def test_a_boards_304_comes_from_memory_until_a_win_here_or_there(db_url: 
         assert not await not_modified(b, url, tag)  # at once: the win was this instance's
         body = await (await b.get(url)).json()
         assert sorted(e["player"]["name"] for e in body["entries"]) == ["ann", "bea"]
+
+
+async def test_a_full_pages_tag_is_answered_only_where_the_page_is_full(
+    client: TestClient,
+) -> None:
+    """A full page's 304 comes from memory only when memory's copy of the game goes past
+    the page. A tag the service never gave (a full page of a game that does not exist, or
+    of one too short to fill it), or `*` on an unknown game, is the log's to judge: 404,
+    or the page as it is."""
+    nobody = uuid.uuid4()
+    for tag in (f'"{nobody}.events.0.1000.full"', "*"):
+        r = await client.get(f"/v1/games/{nobody}/events", headers={"If-None-Match": tag})
+        assert r.status == 404 and r.content_type == "application/problem+json", tag
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=617, autoplay=False)
+    gid = game["id"]
+    url = f"/v1/games/{gid}/events"
+    assert game["version"] == 1  # one event: no page of it is full
+    assert not await not_modified(client, url, f'"{gid}.events.0.1000.full"')
+    assert not await not_modified(client, f"{url}?limit=1", f'"{gid}.events.0.1.full"')
+    legal = (await (await client.get(f"/v1/games/{gid}/legal-moves")).json())["moves"]
+    r = await client.post(f"/v1/games/{gid}/moves", json=legal[0], headers=auth(ada))
+    assert r.status == 201
+    # now the first event is a full page: its 304 from memory, or from the log
+    page = f"{url}?limit=1"
+    tag = await etag_of(client, page)
+    assert tag == f'"{gid}.events.0.1.full"'
+    assert await not_modified(client, page, tag)
+    client.app[BACKEND_KEY].games.drop(uuid.UUID(gid))
+    assert await not_modified(client, page, tag)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from service.live.hub import CHANNEL, StreamHub, _payloads
+from service.database.statements import payloads
+from service.live.hub import CHANNEL, StreamHub
 
 
 def hub() -> tuple[StreamHub, list[tuple[str, Any]]]:
@@ -26,10 +27,10 @@ def test_an_instance_leaves_its_own_lines_unread_and_reads_anothers() -> None:
     here, told_here = hub()
     there, _ = hub()
     assert here.sender != there.sender
-    for payload in _payloads(here.sender, lines):
+    for payload in payloads(here.sender, lines):
         here._notified(None, 0, CHANNEL, payload)
     assert told_here == []
-    for payload in _payloads(there.sender, lines):
+    for payload in payloads(there.sender, lines):
         here._notified(None, 0, CHANNEL, payload)
     assert told_here == [("game", (game, 7)), ("race", race), ("board", ("freecell", 617))]
 
@@ -43,11 +44,11 @@ def test_a_sender_whose_name_begins_like_this_instances_is_not_taken_for_it() ->
 
 def test_every_payload_names_its_sender_and_stays_under_the_limit() -> None:
     lines = [f"{uuid.uuid4()} {n}" for n in range(1000)]
-    payloads = _payloads("from 0123456789abcdef", lines, limit=7000)
-    assert len(payloads) > 1
-    assert all(p.startswith("from 0123456789abcdef\n") and len(p) <= 7000 for p in payloads)
-    assert [line for p in payloads for line in p.splitlines()[1:]] == lines
-    assert _payloads("from x", []) == []
+    joined = payloads("from 0123456789abcdef", lines, limit=7000)
+    assert len(joined) > 1
+    assert all(p.startswith("from 0123456789abcdef\n") and len(p) <= 7000 for p in joined)
+    assert [line for p in joined for line in p.splitlines()[1:]] == lines
+    assert payloads("from x", []) == []
 
 
 def test_a_sign_out_line_without_a_sender_is_read_by_every_instance() -> None:
