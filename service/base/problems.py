@@ -8,6 +8,14 @@ from typing import Any
 
 import orjson
 from aiohttp import web
+from aiohttp.http_exceptions import (
+    BadStatusLine,
+    ContentEncodingError,
+    HttpProcessingError,
+    InvalidHeader,
+    InvalidURLError,
+    LineTooLong,
+)
 from pydantic import ValidationError
 
 from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove
@@ -26,7 +34,7 @@ _TITLES = {
     400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
     405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
     415: "Unsupported Media Type", 422: "Unprocessable Content", 429: "Too Many Requests",
-    500: "Internal Server Error", 503: "Service Unavailable",
+    500: "Internal Server Error", 503: "Service Unavailable", 504: "Gateway Timeout",
 }
 
 
@@ -57,6 +65,57 @@ def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]
         errors.append({"field": where, "message": msg})
         parts.append(f"{where}: {msg}")
     return "the request body is not valid: " + "; ".join(parts), errors
+
+
+def _reason(exc: HttpProcessingError) -> str:
+    """The first line of aiohttp's message, which names what is wrong (the parser's own
+    words: "Duplicate Content-Length"); the lines after it quote the request's bytes,
+    which are no one's business in an answer."""
+    first = exc.message.split("\n", 1)[0].strip().removesuffix(":").strip()
+    return printable(first)[:120] or "the parser refused it"
+
+
+def unreadable_body(exc: BaseException | None, encoding: str | None = None) -> str:
+    """The detail of a body aiohttp could not read (`exc`, the parser's error): data that
+    is not what its Content-Encoding (`encoding`, when known) says, or a body cut short or
+    badly chunked."""
+    if isinstance(exc, ContentEncodingError):
+        named = f" ({printable(encoding)[:40]})" if encoding else ""
+        return (f"the request body is not valid data of its Content-Encoding{named}: send it"
+                " compressed with gzip or deflate, or uncompressed and without"
+                " Content-Encoding")  # fmt: skip
+    reason = _reason(exc) if isinstance(exc, HttpProcessingError) else "it was cut short"
+    return f"the request body could not be read: {reason}"
+
+
+def parser_problem(status: int, exc: BaseException | None) -> tuple[int, str, str]:
+    """The status, slug and detail of a request aiohttp answers itself (its parser
+    refused it, or it failed where no middleware is): for a person to act on, and without
+    the request's bytes, which aiohttp's own answer quotes. A request target the parser
+    refuses holds a control character, a space or a raw byte that is not ASCII, which no
+    path here has: a 404, as the problem middleware answers the same bytes
+    percent-encoded."""
+    if isinstance(exc, InvalidURLError):
+        return 404, "not-found", ("there is nothing at that path: none here holds a control"
+                                  " character, a space or a byte that is not ASCII; see"
+                                  " /openapi.yaml")  # fmt: skip
+    if isinstance(exc, LineTooLong):
+        detail = (f"the request line or one of its headers is longer than the {exc.args[1]}"
+                  " bytes this service reads")  # fmt: skip
+    elif isinstance(exc, BadStatusLine):
+        detail = ("the request does not begin with a method, a path and HTTP/1.1 (HTTPS sent"
+                  " to this plain HTTP port looks like this)")  # fmt: skip
+    elif isinstance(exc, InvalidHeader):
+        detail = "one of the request's headers is malformed"
+    elif isinstance(exc, ContentEncodingError):
+        detail = unreadable_body(exc)
+    elif isinstance(exc, HttpProcessingError):
+        detail = f"the request is not HTTP/1.1 this service reads: {_reason(exc)}"
+    elif status == 504:
+        return 504, "504", "the answer took too long; try again shortly"
+    else:
+        return status, "internal", "something went wrong on our side"
+    return 400, "bad-request", detail
 
 
 def _engine_problem(exc: EngineError) -> web.Response:
@@ -99,6 +158,15 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
             limit = request.app[SETTINGS_KEY].max_body_bytes
             detail = f"the request body is larger than the {limit // 1024} KiB this service accepts"
         return problem(exc.status, detail or exc.reason)
+    except web.RequestPayloadError as exc:  # a body aiohttp's parser could not read
+        detail = unreadable_body(exc.__cause__, request.headers.get("Content-Encoding"))
+        response = problem(400, detail, "bad-request")
+        # The parser stopped at the bad bytes: nothing after them on this connection can
+        # be read, so it closes after the answer; and the body counts as read to its end,
+        # else aiohttp reads the rest after the answer and meets (and logs) the error again.
+        response.force_close()
+        request.content.feed_eof()
+        return response
     except ValidationError as exc:
         detail, errors = _validation_detail(exc)
         return problem(400, detail, "validation", errors=errors)

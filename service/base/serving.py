@@ -34,7 +34,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from service.base.addresses import REFUSED, UNCOUNTED, AddressCounts
 from service.base.errors import RequestTimeout
-from service.base.problems import problem_body
+from service.base.problems import parser_problem, problem, problem_body
 from service.base.responses import SERVER
 from service.base.settings import Settings
 
@@ -146,10 +146,18 @@ class GuardedHandler(RequestHandler):
 
     def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:
-        """aiohttp's own answer to a request its parser refuses: it comes before any route,
-        so before the app's hooks, and gets here the header they give every answer."""
-        response = super().handle_error(request, status, exc, message)
+        """aiohttp's own answer to a request its parser refuses (a control character or a
+        line too long, say): it comes before any route, so before the problem middleware
+        and the app's hooks. Answered here as every error is, problem+json
+        (problems.parser_problem), not with aiohttp's text, which quotes the request's
+        bytes; with the header the hooks give every answer; the connection closed after
+        it, as aiohttp does."""
+        # aiohttp logs the error, and raises when an answer was begun already
+        super().handle_error(request, status, exc, message)
+        status, slug, detail = parser_problem(status, exc)
+        response = problem(status, detail, slug)
         response.headers["X-Content-Type-Options"] = "nosniff"
+        response.force_close()
         return response
 
 

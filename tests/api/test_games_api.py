@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 from aiohttp.test_utils import TestClient
 
 from .helpers import auth, new_game, new_player
@@ -206,6 +208,30 @@ async def test_errors_are_problems(client: TestClient) -> None:
     assert r.status == 200
     r = await client.get("/metrics")
     assert r.status == 200 and "solitaire_http_requests_total" in await r.text()
+
+
+async def test_a_body_that_is_not_what_its_content_encoding_says_is_a_400(
+    client: TestClient,
+) -> None:
+    """A body that does not decompress as its Content-Encoding says cannot be read: a 400
+    that says so (not a 500), whichever route reads it; a body that does is read."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=617, autoplay=False)
+    json_gzip = {**auth(ada), "Content-Type": "application/json", "Content-Encoding": "gzip"}
+    for url, body in [
+        ("/v1/games", b"abcd"),
+        ("/v1/games", gzip.compress(b'{"variant": "freecell"}')[:-12] + b"not gzip" * 100),
+        (f"/v1/games/{game['id']}/moves", b"abcd"),
+        ("/v1/players", b"\x1f\x8b" + b"\x00" * 30),
+    ]:
+        r = await client.post(url, data=body, headers=json_gzip)
+        assert r.status == 400, (url, r.status, await r.text())
+        assert r.content_type == "application/problem+json"
+        problem = await r.json()
+        assert problem["status"] == 400 and "Content-Encoding (gzip)" in problem["detail"]
+    r = await client.post("/v1/games", data=gzip.compress(b'{"variant": "freecell"}'),
+                          headers=json_gzip)
+    assert r.status == 201, await r.text()
 
 
 async def test_blocked_then_undo_then_abandon_times_agree_with_the_log(db_url: str) -> None:

@@ -12,9 +12,11 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
@@ -22,6 +24,7 @@ from service.app import create_app
 from ..api.helpers import auth, new_game, new_player
 from ..conftest import make_settings
 from ..openapi_check import validating_trace_config
+from .helpers import ServiceProcess
 
 PROBLEM = "application/problem+json"
 
@@ -249,6 +252,65 @@ async def test_over_long_lines_and_broken_requests_are_refused_by_the_parser(
         status, answer = await raw(client, data)
         assert status in (400, 413, 414, 431), (data[:80], answer[:300])
     await still_serving(client)
+
+
+@pytest.fixture
+async def served(db_url: str, tmp_path: Path) -> AsyncIterator[ServiceProcess]:
+    """`python -m service run`: aiohttp's server as the service runs it (the test
+    client's is aiohttp's own, which answers its parser's refusals in plain text)."""
+    svc = ServiceProcess(db_url, tmp_path / "service.log", SOLVER_PREFETCH="false")
+    try:
+        svc.start()
+        await svc.ready()
+        yield svc
+    finally:
+        svc.stop()
+
+
+async def test_a_request_the_parser_refuses_is_answered_with_a_problem(
+    served: ServiceProcess,
+) -> None:
+    """aiohttp's parser answers before any route: its answer is problem+json all the
+    same, a path with a NUL, a control character or a raw byte that is not ASCII is a
+    404 (as the same bytes percent-encoded are), and the request's bytes are not quoted
+    back; the connection is closed after it."""
+    mark = b"zqxj"  # in every request, in no answer
+    head = b"Host: test\r\nX-Mark: " + mark + b"\r\n"
+    cases = [
+        (b"GET /v1/games/" + mark + b"\x00 HTTP/1.1\r\n" + head + b"\r\n", 404),
+        (b"GET /v1/games/" + mark + b"\x01 HTTP/1.1\r\n" + head + b"\r\n", 404),
+        (b"GET /v1/players/" + mark + b"\xff\xfe HTTP/1.1\r\n" + head + b"\r\n", 404),
+        (b"GET /healthz?" + mark * 2500 + b" HTTP/1.1\r\n" + head + b"\r\n", 400),
+        (b"GET /healthz HTTP/1.1\r\n" + head + b"X-Big: " + mark * 2500 + b"\r\n\r\n", 400),
+        (b"GET /healthz HTTP/1.1\r\n" + head + b"".join(b"X-%d: y\r\n" % i for i in range(200))
+         + b"\r\n", 400),
+        (b"POST /v1/players HTTP/1.1\r\n" + head + b"Content-Length: " + mark + b"\r\n\r\n",
+         400),
+        (b"POST /v1/players HTTP/1.1\r\n" + head + b"Content-Length: 4\r\n"
+         b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        (b"GET /healthz HTTP/1.1\r\n" + head + b"Bad " + mark + b"\r\n\r\n", 400),
+        # a body not what its Content-Encoding says, found by the parser (deflate's end)
+        (b"POST /v1/players HTTP/1.1\r\n" + head + b"Content-Encoding: deflate\r\n"
+         b"Content-Length: 4\r\n\r\nabcd", 400),
+    ]
+    for data, status in cases:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        writer.write(data)
+        answer = await asyncio.wait_for(reader.read(), 10)  # to the connection's end
+        writer.close()
+        head_text, _, body = answer.partition(b"\r\n\r\n")
+        lines = head_text.decode("latin-1").split("\r\n")
+        headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+        assert int(lines[0].split(" ")[1]) == status, (data[:60], answer)
+        assert headers["content-type"] == "application/problem+json", answer
+        assert headers["x-content-type-options"] == "nosniff", answer
+        assert headers["server"] == "open-solitaire", answer
+        problem = json.loads(body)
+        assert problem["status"] == status and problem["detail"], problem
+        assert problem["type"].endswith("/not-found" if status == 404 else "/bad-request")
+        assert mark not in answer, answer
+    async with aiohttp.ClientSession() as s, s.get(f"{served.base}/healthz") as r:
+        assert r.status == 200
 
 
 async def test_many_live_streams_from_one_client(client: TestClient) -> None:
