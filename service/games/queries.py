@@ -70,6 +70,14 @@ def events_tag(game_id: uuid.UUID, after: int, size: int, end: int | None) -> st
     return f"{game_id}.{end}{events_suffix(after, size)}"
 
 
+def full_page(backend: Backend, game_id: uuid.UUID, after: int, size: int) -> bool:
+    """Whether memory's copy of the game, current or not, has events past the page of
+    `size` events after `after`: then that page is full for good (the log only grows) and
+    its tag may be answered without the log. Memory holds only games that exist."""
+    held = backend.games.get(game_id)
+    return held is not None and held.version > after + size
+
+
 def events_suffix(after: int, size: int) -> str:
     return f".events.{after}.{size}"
 

@@ -130,10 +130,15 @@ async def events(request: web.Request) -> web.Response:
     limit = int_query(request, "limit", None, 1, 2**31 - 1)
     assert after is not None
     size = queries.page_size(limit)
-    if request.if_none_match:  # a full page, or one that ends at the current version
-        full = not_modified(request, queries.events_tag(gid, after, size, None))
-        if full is not None:
-            return full
+    if request.if_none_match:
+        # a full page never changes: its tag is answered from memory, but only when
+        # memory's copy of the game goes past the page (a tag the service never gave, or
+        # a game it does not know, is the log's to judge: 404, or the page as it is)
+        if queries.full_page(request.app[BACKEND_KEY], gid, after, size):
+            full = not_modified(request, queries.events_tag(gid, after, size, None))
+            if full is not None:
+                return full
+        # a page that ends at the game's current version, which memory may know
         if (unchanged := _unchanged(request, gid, queries.events_suffix(after, size))) is not None:
             return unchanged
     page = await queries.read_events(request.app[BACKEND_KEY], gid, after, limit)

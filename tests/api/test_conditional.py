@@ -378,27 +378,21 @@ async def test_a_boards_304_comes_from_memory_until_a_win_here_or_there(db_url: 
 async def test_a_full_pages_tag_is_answered_only_where_the_page_is_full(
     client: TestClient,
 ) -> None:
-    """A full page's 304 comes from memory only when memory's copy of the game goes past
-    the page. A tag the service never gave (a full page of a game that does not exist, or
-    of one too short to fill it), or `*` on an unknown game, is the log's to judge: 404,
-    or the page as it is."""
+    """A full page's 304 comes from memory only where memory's copy goes past the page."""
     nobody = uuid.uuid4()
-    for tag in (f'"{nobody}.events.0.1000.full"', "*"):
+    for tag in (f'"{nobody}.events.0.1000.full"', "*"):  # of an unknown game: 404
         r = await client.get(f"/v1/games/{nobody}/events", headers={"If-None-Match": tag})
         assert r.status == 404 and r.content_type == "application/problem+json", tag
     ada = await new_player(client)
-    game = await new_game(client, ada, deal=617, autoplay=False)
-    gid = game["id"]
-    url = f"/v1/games/{gid}/events"
-    assert game["version"] == 1  # one event: no page of it is full
+    game = await new_game(client, ada, deal=617, autoplay=False)  # one event: no full page
+    gid, url = game["id"], f"/v1/games/{game['id']}/events"
+    page = f"{url}?limit=1"
     assert not await not_modified(client, url, f'"{gid}.events.0.1000.full"')
-    assert not await not_modified(client, f"{url}?limit=1", f'"{gid}.events.0.1.full"')
+    assert not await not_modified(client, page, f'"{gid}.events.0.1.full"')
     legal = (await (await client.get(f"/v1/games/{gid}/legal-moves")).json())["moves"]
     r = await client.post(f"/v1/games/{gid}/moves", json=legal[0], headers=auth(ada))
     assert r.status == 201
-    # now the first event is a full page: its 304 from memory, or from the log
-    page = f"{url}?limit=1"
-    tag = await etag_of(client, page)
+    tag = await etag_of(client, page)  # now a full page: its 304 from memory, or the log
     assert tag == f'"{gid}.events.0.1.full"'
     assert await not_modified(client, page, tag)
     client.app[BACKEND_KEY].games.drop(uuid.UUID(gid))
