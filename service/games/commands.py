@@ -11,11 +11,12 @@ from typing import Any, Final
 from engine import EngineError, Event, Game, IllegalMove, Move
 from engine.status import PLAYING
 from service.base.backend import Backend
-from service.base.errors import Forbidden, VersionMismatch
+from service.base.errors import Forbidden, ServiceError, VersionMismatch
 from service.base.requests import Idempotency
 from service.deals.numbers import check_deal, random_deal
 from service.games import checks, commit, positions, times, write
 from service.games.answers import NOT_YET, Answer
+from service.games.checks import Action
 from service.games.live import LiveGame
 from service.players.accounts import Player
 from service.races import service as races
@@ -131,11 +132,17 @@ async def give_hint(
 
     The position is the log's (read once), the search runs outside the game's lock, and
     the hint is recorded only on the version it was found for: when a move landed
-    meanwhile, the hint is searched again on the new position."""
-    live = await positions.load(backend, game_id)
-    checks.check_owner(live, player)
-    await refuse_hints_in_races(backend, live)
-    for _attempt in range(HINT_ATTEMPTS):
+    meanwhile, the hint is searched again on the new position. A retry (same
+    Idempotency-Key) refused before the write (the game over or moved on since) gets its
+    first answer, as the write path gives it (write.answered_before)."""
+
+    async def searched(first: bool) -> tuple[int, dict[str, Any], Action]:
+        """The checks on the game as the log has it, and the solver's hint on it: the
+        version it is for, the answer's extra fields and the write's action."""
+        if first:
+            live = await positions.load(backend, game_id)
+            checks.check_owner(live, player)
+            await refuse_hints_in_races(backend, live)
         live = await positions.current(backend, game_id)
         game = live.game
         checks.check_version(game, expected_version)
@@ -151,16 +158,20 @@ async def give_hint(
         }
         line = found.get("line")
 
-        def action(
-            g: Game,
-            extra: dict[str, Any] = extra,
-            hinted: Move | None = hinted,
-            line: tuple[str, ...] | None = line,
-        ) -> list[Event]:
+        def action(g: Game) -> list[Event]:
             return g.give_hint(extra["verdict"], hinted, extra["moves_to_win"], line)
 
+        return game.version, extra, action
+
+    for attempt in range(HINT_ATTEMPTS):
         try:
-            return await write.write(backend, game_id, player, game.version, idem, action, extra)
+            version, extra, action = await searched(attempt == 0)
+        except (EngineError, ServiceError):
+            if (answer := await write.answered_before(backend, player, idem)) is not None:
+                return answer
+            raise
+        try:
+            return await write.write(backend, game_id, player, version, idem, action, extra)
         except VersionMismatch:
             if expected_version is not None:
                 raise

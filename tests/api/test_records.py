@@ -186,6 +186,30 @@ async def test_hints_are_writes_on_the_game_record(client: TestClient) -> None:
     assert (await get(client, f"/v1/games/{gid}"))["hints"] == 1
 
 
+async def test_a_retried_hint_gets_its_first_answer_once_the_game_is_over(
+    client: TestClient,
+) -> None:
+    """A hint's Idempotency-Key is kept as a move's is: a retry that finds the game over
+    (or moved on) gets the first answer again, not a 409; the key with another body is a
+    422, as on /moves; and the retries record nothing."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=617, autoplay=False)
+    gid = game["id"]
+    url = f"/v1/games/{gid}/hint"
+    key = {"Idempotency-Key": "hint-then-abandon"}
+    first = await post(client, ada, url, **key)
+    await post(client, ada, f"/v1/games/{gid}/abandon")
+    version = (await get(client, f"/v1/games/{gid}"))["version"]
+    assert await post(client, ada, url, **key) == first
+    problem = await post(client, ada, url, {"expected_version": first["version"]}, status=422,
+                         **key)
+    assert "Idempotency-Key" in problem["detail"]
+    problem = await post(client, ada, url, status=409)  # a new request: the game is over
+    assert problem["type"].endswith("/game-over")
+    after = await get(client, f"/v1/games/{gid}")
+    assert (after["version"], after["hints"]) == (version, 1)
+
+
 async def _win(client: TestClient, player: dict[str, Any], deal: int, line: list[Move],
                *, hint: bool = False, undo: bool = False, pause: float = 0.0) -> dict[str, Any]:
     game = await new_game(client, player, variant="freecell", deal=deal, autoplay=False)
