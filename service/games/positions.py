@@ -80,8 +80,10 @@ def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
     Known when memory's copy was read from the log (or written to it by this instance)
     while the live-event listener was connected, the listener has stayed connected since,
     and no other instance has announced a later seq: every commit of every instance is
-    announced to the others (NOTIFY or the broker, a few milliseconds after it), so the
-    answer is behind a write of another instance for that long at most. A listener that
+    announced to the others (through PostgreSQL by a NOTIFY in the write's own
+    transaction, sent to every listener at the commit, before the writer answers; through
+    the broker right after the commit), so the answer is behind a write of another
+    instance only while that news is on its way. A listener that
     lost its connection, or was never connected, knows nothing. Nor is a race's game ever
     known: the race's end abandons its games in the database (race_end), announced as the
     race's, not the games'."""
