@@ -31,23 +31,9 @@ SELECT count(*) AS played,
 FROM games WHERE player_id = $1
 """
 
-# Finished games (won, abandoned, blocked) in order of finish; a run of wins is the wins
-# between two games that were not won (`losses` counts those so far: one run per value).
-PLAYER_STREAKS = """
-WITH finished AS (
-    SELECT status,
-           count(*) FILTER (WHERE status <> 'won')
-               OVER (ORDER BY finished_at, id) AS losses
-    FROM games
-    WHERE player_id = $1 AND status IN ('won', 'abandoned', 'blocked')
-), runs AS (
-    SELECT losses, count(*) FILTER (WHERE status = 'won') AS wins
-    FROM finished GROUP BY losses
-)
-SELECT coalesce(max(wins), 0) AS longest,
-       coalesce((SELECT wins FROM runs ORDER BY losses DESC LIMIT 1), 0) AS current
-FROM runs
-"""
+# wins without a hint in a row, in the order games finished, across every game: the rule
+# the stats share (migrations/sql/0015_streaks.sql)
+PLAYER_STREAKS = "SELECT current, longest FROM player_streaks($1, NULL)"
 
 PLAYER_ENTRIES = """
 SELECT variant, deal, game_id, elapsed_ms, moves, undos, finished_at

@@ -3,7 +3,9 @@ their figures, streaks, best and median times, and their last 100 finished games
 
 The figures are kept as the player plays (player_stats and player_time_bins, by a
 trigger on games in the transaction of each game's creation and change of status:
-migration 0013), so a read counts no games: one statement, in which the median's second
+migration 0013; the streaks, by the rule the record shares, counted again from the games
+when a blocked game is revived or abandoned: migration 0015), so a read counts no games:
+one statement, in which the median's second
 is found from the bins and the median itself read off the index of won games by time
 within that second (the mean of the two middle times for an even count).
 """

@@ -9,6 +9,8 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from engine import Move
+
 from .helpers import auth, new_game, new_player
 from .test_leaderboards import play_to_win, shortest
 
@@ -72,3 +74,66 @@ async def test_a_players_figures_follow_their_games(client: TestClient) -> None:
     assert r.status == 304
     assert (await client.get(f"/v1/players/{uuid.uuid4()}/stats")).status == 404
     assert (await client.get("/v1/players/nope/stats")).status == 404
+
+
+BLOCKS_DEAL_9 = ["t2-c1", "t4-c2", "t2-c3", "t6-c4", "c3-t3", "t8-c3", "c3-t8", "t4-c3"]
+
+
+async def blocked_game(client: TestClient, player: dict[str, Any]) -> str:
+    """A FreeCell game (deal 9, autoplay off) played into a block: its id."""
+    game = await new_game(client, player, variant="freecell", deal=9, autoplay=False)
+    moves = [Move.parse(m).to_dict() for m in BLOCKS_DEAL_9]
+    r = await client.post(f"/v1/games/{game['id']}/moves", json={"moves": moves},
+                          headers=auth(player))  # fmt: skip
+    assert r.status == 201, await r.text()
+    assert (await r.json())["game"]["status"] == "blocked"
+    return str(game["id"])
+
+
+async def streaks(client: TestClient, player: dict[str, Any]) -> tuple[int, int, int, int]:
+    """(streak, best_streak) of the stats' FreeCell and (current, longest) of the record."""
+    freecell = (await stats_of(client, player))["games"]["freecell"]
+    r = await client.get(f"/v1/players/{player['id']}")
+    record = await r.json()
+    return (freecell["streak"], freecell["best_streak"], record["current_streak"],
+            record["longest_streak"])  # fmt: skip
+
+
+async def test_a_blocked_game_that_an_undo_revives_ends_no_streak(client: TestClient) -> None:
+    deal, moves = shortest("freecell")
+    ada = await new_player(client)
+    await play_to_win(client, ada, "freecell", deal, moves)
+    blocked = await blocked_game(client, ada)
+    assert await streaks(client, ada) == (0, 1, 0, 1)
+    r = await client.post(f"/v1/games/{blocked}/undo", json={}, headers=auth(ada))
+    assert r.status == 201 and (await r.json())["game"]["status"] == "playing"
+    assert await streaks(client, ada) == (1, 1, 1, 1)  # played again: it ends nothing
+    await play_to_win(client, ada, "freecell", deal, moves)
+    assert await streaks(client, ada) == (2, 2, 2, 2)
+
+
+async def test_a_blocked_game_abandoned_later_ends_the_streak_when_abandoned(
+    client: TestClient,
+) -> None:
+    """Blocked, then a win, then the blocked game abandoned: in the order the games
+    ended, two wins then the abandoned game."""
+    deal, moves = shortest("freecell")
+    ada = await new_player(client)
+    await play_to_win(client, ada, "freecell", deal, moves)
+    blocked = await blocked_game(client, ada)
+    await play_to_win(client, ada, "freecell", deal, moves)
+    assert await streaks(client, ada) == (1, 1, 1, 1)
+    r = await client.post(f"/v1/games/{blocked}/abandon", json={}, headers=auth(ada))
+    assert r.status == 201
+    assert await streaks(client, ada) == (0, 2, 0, 2)
+
+
+async def test_a_win_with_a_hint_ends_the_records_streak_as_the_stats(
+    client: TestClient,
+) -> None:
+    deal, moves = shortest("freecell")
+    ada = await new_player(client)
+    await play_to_win(client, ada, "freecell", deal, moves)
+    await hinted_win(client, ada, deal, moves)
+    await play_to_win(client, ada, "freecell", deal, moves)
+    assert await streaks(client, ada) == (1, 1, 1, 1)
