@@ -51,8 +51,11 @@ def may_read_metrics(request: web.Request) -> bool:
     token = request.app[SETTINGS_KEY].metrics_token
     secret = token.get_secret_value() if token is not None else ""
     if secret:
-        offered = request.headers.get("Authorization", "").encode("utf-8", "replace")
-        if hmac.compare_digest(offered, f"Bearer {secret}".encode()):
+        # (the scheme's name in any case, as every HTTP scheme's: RFC 9110, 11.1)
+        scheme, _, offered = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(
+            offered.strip().encode("utf-8", "replace"), secret.encode()
+        ):
             return True
     return _loopback(request.remote)
 

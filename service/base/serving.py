@@ -54,6 +54,11 @@ class Guard:
         self.tick = 0
         self.most = settings.max_connections_per_address if settings.rate_limits_on else 0
         self.counts = counts
+        # the headers the app's hooks give every answer, for the answers written here
+        # (service/base/responses.py: answer_headers)
+        self.headers = {"X-Content-Type-Options": "nosniff"}
+        if settings.cors_origin_list:
+            self.headers["Vary"] = "Origin"
 
     def late(self) -> RequestTimeout:
         return RequestTimeout(f"the request was not complete {self.timeout:g} s after its"
@@ -69,8 +74,8 @@ class Guard:
             f"Content-Length: {len(body)}\r\n"
             "Connection: close\r\n"
             f"Server: {SERVER}\r\n"
-            "X-Content-Type-Options: nosniff\r\n"
-            f"X-Request-Id: {secrets.token_hex(8)}\r\n\r\n"
+            + "".join(f"{name}: {value}\r\n" for name, value in self.headers.items())
+            + f"X-Request-Id: {secrets.token_hex(8)}\r\n\r\n"
         )
         return head.encode() + body
 
@@ -150,13 +155,13 @@ class GuardedHandler(RequestHandler):
         line too long, say): it comes before any route, so before the problem middleware
         and the app's hooks. Answered here as every error is, problem+json
         (problems.parser_problem), not with aiohttp's text, which quotes the request's
-        bytes; with the header the hooks give every answer; the connection closed after
+        bytes; with the headers the hooks give every answer; the connection closed after
         it, as aiohttp does."""
         # aiohttp logs the error, and raises when an answer was begun already
         super().handle_error(request, status, exc, message)
         status, slug, detail = parser_problem(status, exc)
         response = problem(status, detail, slug)
-        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers.update(self._guard.headers)
         response.force_close()
         return response
 

@@ -258,7 +258,8 @@ async def test_over_long_lines_and_broken_requests_are_refused_by_the_parser(
 async def served(db_url: str, tmp_path: Path) -> AsyncIterator[ServiceProcess]:
     """`python -m service run`: aiohttp's server as the service runs it (the test
     client's is aiohttp's own, which answers its parser's refusals in plain text)."""
-    svc = ServiceProcess(db_url, tmp_path / "service.log", SOLVER_PREFETCH="false")
+    svc = ServiceProcess(db_url, tmp_path / "service.log", SOLVER_PREFETCH="false",
+                         CORS_ORIGINS="https://app.example")  # fmt: skip
     try:
         svc.start()
         await svc.ready()
@@ -273,7 +274,7 @@ async def test_a_request_the_parser_refuses_is_answered_with_a_problem(
     """aiohttp's parser answers before any route: its answer is problem+json all the
     same, a path with a NUL, a control character or a raw byte that is not ASCII is a
     404 (as the same bytes percent-encoded are), and the request's bytes are not quoted
-    back; the connection is closed after it."""
+    back; the connection is closed after it. It carries the headers every answer does."""
     mark = b"zqxj"  # in every request, in no answer
     head = b"Host: test\r\nX-Mark: " + mark + b"\r\n"
     cases = [
@@ -305,6 +306,7 @@ async def test_a_request_the_parser_refuses_is_answered_with_a_problem(
         assert headers["content-type"] == "application/problem+json", answer
         assert headers["x-content-type-options"] == "nosniff", answer
         assert headers["server"] == "open-solitaire", answer
+        assert headers["vary"] == "origin", answer  # (CORS_ORIGINS is set)
         problem = json.loads(body)
         assert problem["status"] == status and problem["detail"], problem
         assert problem["type"].endswith("/not-found" if status == 404 else "/bad-request")

@@ -158,7 +158,8 @@ async def test_metrics_answer_loopback_clients_and_the_holders_of_the_token(
             cases = [({}, 403), ({"Authorization": "Bearer wrong"}, 403),
                      ({"Authorization": "Bearer "}, 403),
                      ({"Authorization": "s3cret-metrics"}, 403),
-                     ({"Authorization": "Bearer s3cret-metrics"}, 200 if token else 403)]
+                     ({"Authorization": "Bearer s3cret-metrics"}, 200 if token else 403),
+                     ({"Authorization": "bearer s3cret-metrics"}, 200 if token else 403)]
             async with aiohttp.ClientSession(trace_configs=[validating_trace_config()]) as s:
                 for headers, status in cases:
                     async with s.get(url, headers=headers) as r:
