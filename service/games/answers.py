@@ -11,12 +11,14 @@ from datetime import datetime
 from typing import Any, Final
 
 from engine import Event
+from service.base.backend import Backend
 from service.base.errors import Unprocessable
 from service.base.requests import Idempotency
 from service.database.store import Replayed
 from service.games.live import LiveGame
 from service.games.times import Finish
 from service.games.views import elapsed_ms, game_view, public_data
+from service.players.accounts import Player
 
 # In an answer built before its write: the write's time, which the database gives.
 STAMP: Final = "@write"
@@ -88,3 +90,17 @@ def replayed(found: Replayed, idem: Idempotency) -> Answer:
             " use a new key for a new request"
         )
     return Answer(found.status, stamped(found.response, found.at))
+
+
+async def answered_before(
+    backend: Backend, player: Player, idem: Idempotency | None
+) -> Answer | None:
+    """The first answer to a request refused before its write (a hint's checks and
+    search: service/games/commands.py), when it is a retry (same Idempotency-Key) that
+    meets a game moved on or over since: that answer stands (422 when the key came with
+    another request). The write path looks the key up as it is refused, the same way
+    (service/games/write.py)."""
+    if idem is None:
+        return None
+    found = await backend.store.find_key(player.id, idem.key)
+    return None if found is None else replayed(found, idem)

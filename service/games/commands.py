@@ -14,7 +14,7 @@ from service.base.backend import Backend
 from service.base.errors import Forbidden, ServiceError, VersionMismatch
 from service.base.requests import Idempotency
 from service.deals.numbers import check_deal, random_deal
-from service.games import checks, commit, positions, times, write
+from service.games import answers, checks, commit, positions, times, write
 from service.games.answers import NOT_YET, Answer
 from service.games.checks import Action
 from service.games.live import LiveGame
@@ -167,7 +167,7 @@ async def give_hint(
         try:
             version, extra, action = await searched(attempt == 0)
         except (EngineError, ServiceError):
-            if (answer := await write.answered_before(backend, player, idem)) is not None:
+            if (answer := await answers.answered_before(backend, player, idem)) is not None:
                 return answer
             raise
         try:

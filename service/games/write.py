@@ -25,8 +25,8 @@ from service.base.backend import Backend
 from service.base.errors import GameFinished, ServiceError, VersionMismatch
 from service.base.requests import Idempotency
 from service.database.connections import VersionConflict
-from service.games import checks, commit, positions
-from service.games.answers import Answer, replayed
+from service.games import answers, checks, commit, positions
+from service.games.answers import Answer
 from service.games.checks import Action
 from service.players.accounts import Player
 from service.races import service as races
@@ -79,9 +79,13 @@ async def write(
                 current_version=live.version,
             )
         except (EngineError, ServiceError) as exc:
-            # a retry (same Idempotency-Key) meets a game moved on since: its first answer
-            if (first := await answered_before(backend, player, idem)) is not None:
-                return first
+            # A retried request (same Idempotency-Key) meets a game that has moved on since
+            # its first answer: that answer stands. Looked up only on this path, so the
+            # ordinary write stays one round trip.
+            if idem is not None:
+                found = await backend.store.find_key(player.id, idem.key)
+                if found is not None:
+                    return answers.replayed(found, idem)
             race_id = None if live is None else live.race_id
             if isinstance(exc, GameFinished) and race_id is not None:
                 # a race's game found over (abandoned at the race's end, say): when the
@@ -91,15 +95,3 @@ async def write(
                     raise over from None
             raise
 
-
-async def answered_before(
-    backend: Backend, player: Player, idem: Idempotency | None
-) -> Answer | None:
-    """The first answer to a request refused now, when it is a retry (same
-    Idempotency-Key) that meets a game moved on or over since: that answer stands (422 when
-    the key came with another request). Asked only when a request is refused, so the
-    ordinary write stays one round trip."""
-    if idem is None:
-        return None
-    found = await backend.store.find_key(player.id, idem.key)
-    return None if found is None else replayed(found, idem)
