@@ -1,4 +1,6 @@
-"""Driving the web client as a person would, and reading back what it shows."""
+"""Driving the web client as a person would, and reading back what it shows; players,
+games and wins made over the API for the pages to show, and checks of a whole page
+(its charts, axe-core's rules, screenshots)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from typing import Any
 
 import aiohttp
 
-from engine import VARIANTS, Move
+from engine import VARIANTS, Game, Move
+
+from .conftest import Pages, screenshot_path
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "data" / "solutions.json"
 RANKS = {"A": 1, "T": 10, "J": 11, "Q": 12, "K": 13}
@@ -106,6 +110,16 @@ async def api_get(http: aiohttp.ClientSession, path: str) -> Any:
         return await response.json()
 
 
+async def same_as_api(page: Any, http: aiohttp.ClientSession, game_id: str) -> dict[str, Any]:
+    """The page shows the game as the API has it (layout, moves, status, foundations)."""
+    game = await api_get(http, f"/v1/games/{game_id}")
+    assert await shown(page) == as_shown(game["state"])
+    assert await field(page, "moves") == str(game["moves"])
+    assert await field(page, "status") == game["status"]
+    assert await field(page, "foundation_cards") == str(game["foundation_cards"])
+    return game  # type: ignore[no-any-return]
+
+
 async def token_of(page: Any) -> str:
     stored = await page.evaluate("localStorage.getItem('open-solitaire.player')")
     assert stored, "the page made no player"
@@ -173,4 +187,136 @@ def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
         and b["x"] < a["x"] + a["width"]
         and a["y"] < b["y"] + b["height"]
         and b["y"] < a["y"] + a["height"]
+    )
+
+
+# ------------------------------------------------------------------ players and whole pages
+# (test_story.py, test_standings.py)
+
+DESKTOP = (1280, 900)
+PHONE = (390, 844)
+VARIANT, DEAL = "freecell", 3
+
+# the chart `selector` as drawn: its name, its bars (by the data-* of each) and the mark of
+# the player's own time, each with its box on the screen
+CHART_JS = """(selector) => {
+  const svg = document.querySelector(selector);
+  if (!svg) return null;
+  const box = (n) => {
+    const r = n.getBoundingClientRect();
+    return {x: r.x, y: r.y, width: r.width, height: r.height};
+  };
+  const mark = svg.querySelector('[data-mark="mine"]');
+  const axis = svg.querySelector('line.axis');
+  return {
+    role: svg.getAttribute('role'),
+    label: svg.getAttribute('aria-label'),
+    title: svg.querySelector('title')?.textContent,
+    box: box(svg),
+    axis: axis ? box(axis) : null,
+    bars: [...svg.querySelectorAll('rect.bar')].map((r) => ({...r.dataset, ...box(r)})),
+    texts: [...svg.querySelectorAll('text')].map((t) => ({text: t.textContent, ...box(t)})),
+    mark: mark && {ms: Number(mark.dataset.ms), text: mark.querySelector('text').textContent,
+                   line: box(mark.querySelector('line')), label: box(mark.querySelector('text'))},
+  };
+}"""
+
+
+def fmt(ms: int) -> str:
+    """formatTime of format.js: 3:07, 1:02:07."""
+    total = max(0, ms // 1000)
+    h, m, s = total // 3600, total % 3600 // 60, total % 60
+    return f"{h}:{m:02}:{s:02}" if h else f"{m}:{s:02}"
+
+
+def winning_moves(variant: str = VARIANT, deal: int = DEAL) -> list[dict[str, str]]:
+    """The stored winning line as the moves a player makes, automatic moves on: a card
+    that went up by itself already is left out (the engine says which)."""
+    game, _ = Game.new(variant, deal)
+    moves = []
+    for card, target in solution_plan(variant, deal):
+        if game.position.locate(card)[0] == "f":
+            continue
+        game.play_card(card, target)
+        moves.append({"card": card, "to": target})
+    assert game.status == "won"
+    return moves
+
+
+async def new_player(http: aiohttp.ClientSession, name: str) -> dict[str, str]:
+    async with http.post("/v1/players", json={"name": name}) as response:
+        assert response.status == 201, await response.text()
+        player: dict[str, str] = await response.json()
+    return player
+
+
+def auth(player: dict[str, str]) -> dict[str, str]:
+    return {"Authorization": f"Bearer {player['token']}"}
+
+
+async def post(
+    http: aiohttp.ClientSession, player: dict[str, str], path: str, body: Any = None
+) -> Any:
+    async with http.post(path, json=body or {}, headers=auth(player)) as response:
+        assert response.status in (200, 201), await response.text()
+        return await response.json()
+
+
+async def new_game(
+    http: aiohttp.ClientSession, player: dict[str, str], variant: str = VARIANT, deal: int = DEAL
+) -> dict[str, Any]:
+    body = {"variant": variant, "deal": deal, "autoplay": True}
+    game: dict[str, Any] = await post(http, player, "/v1/games", body)
+    return game
+
+
+async def play(
+    http: aiohttp.ClientSession, player: dict[str, str], game_id: str, moves: list[Any]
+) -> dict[str, Any]:
+    """`moves` in one batch: the game after them."""
+    answer = await post(http, player, f"/v1/games/{game_id}/moves", {"moves": moves})
+    game: dict[str, Any] = answer["game"]
+    return game
+
+
+async def win(
+    http: aiohttp.ClientSession, player: dict[str, str], variant: str = VARIANT,
+    deal: int = DEAL, game_id: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    if game_id is None:
+        game_id = (await new_game(http, player, variant, deal))["id"]
+    game = await play(http, player, game_id, winning_moves(variant, deal))
+    assert game["status"] == "won", game
+    return game
+
+
+async def as_player(pages: Pages, player: dict[str, str], size: tuple[int, int] = DESKTOP) -> Any:
+    """A page whose localStorage holds `player` before any script of the page runs."""
+    page = await pages.new(width=size[0], height=size[1])
+    stored = json.dumps({k: player[k] for k in ("id", "name", "token")})
+    await page.add_init_script(f"localStorage.setItem('open-solitaire.player', {stored!r});")
+    return page
+
+
+async def no_axe_violations(page: Any, what: str) -> None:
+    """axe-core's rules (WCAG 2 A and AA, and its best practices) on the whole page."""
+    from axe_playwright_python.async_playwright import Axe
+
+    results = await Axe().run(page)
+    assert results.violations_count == 0, f"{what}: {results.generate_report()}"
+
+
+async def shoot(page: Any, name: str) -> None:
+    """The whole page, from its top (the game's bar is sticky: scrolled, it would show
+    halfway down a whole-page picture)."""
+    await page.evaluate("window.scrollTo(0, 0)")
+    await page.screenshot(path=screenshot_path(name), full_page=True)
+
+
+def inside(inner: dict[str, float], outer: dict[str, float], slack: float = 0.5) -> bool:
+    return (
+        inner["x"] >= outer["x"] - slack
+        and inner["y"] >= outer["y"] - slack
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack
     )

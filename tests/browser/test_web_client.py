@@ -1,5 +1,6 @@
 """The reference web client, played and watched in headless Chromium as a person would:
-taps, double-clicks and keys; what it outlines, says and shows checked against the API."""
+taps, double-clicks and keys; what it outlines, says and shows checked against the API
+(moving cards by taps, keys and double-clicks: test_moving_cards.py)."""
 
 from __future__ import annotations
 
@@ -9,38 +10,26 @@ from typing import Any
 import aiohttp
 import pytest
 
-from engine import VARIANTS, Game
+from engine import Game
 
 from .conftest import Pages, screenshot_path
 from .helpers import (
     api_get,
-    as_shown,
     card_name,
     click_card,
     click_pile,
-    expected_targets,
     field,
     game_id_of,
     idle,
-    legal_piles,
     on_foundation,
     open_deal,
+    same_as_api,
     shown,
     solution_plan,
     token_of,
 )
 
 pytestmark = pytest.mark.browser
-
-
-async def same_as_api(page: Any, http: aiohttp.ClientSession, game_id: str) -> dict[str, Any]:
-    """The page shows the game as the API has it (layout, moves, status, foundations)."""
-    game = await api_get(http, f"/v1/games/{game_id}")
-    assert await shown(page) == as_shown(game["state"])
-    assert await field(page, "moves") == str(game["moves"])
-    assert await field(page, "status") == game["status"]
-    assert await field(page, "foundation_cards") == str(game["foundation_cards"])
-    return game  # type: ignore[no-any-return]
 
 
 async def test_opening_page_starts_a_shared_deal(pages: Pages, http: aiohttp.ClientSession) -> None:
@@ -114,177 +103,6 @@ async def test_cards_and_piles_are_named_for_screen_readers(page: Any) -> None:
     assert column == "column 1, 7 cards, free card jack of diamonds"
     assert await page.get_attribute('[data-pile="c1"]', "aria-label") == "cell 1, empty"
     assert await page.get_attribute("#message", "aria-live") == "polite"
-
-
-async def test_outlined_destinations_are_the_legal_moves(
-    page: Any, http: aiohttp.ClientSession
-) -> None:
-    game_id = await open_deal(page, "freecell", 617)
-    for round_ in range(2):
-        game = await api_get(http, f"/v1/games/{game_id}")
-        legal = (await api_get(http, f"/v1/games/{game_id}/legal-moves"))["moves"]
-        state = game["state"]
-        checked = 0
-        for i, column in enumerate(state["tableau"]):
-            for depth in range(1, min(3, len(column)) + 1):
-                card = column[-depth]
-                await click_card(page, card)
-                expected = expected_targets(legal, f"t{i + 1}", depth, state["cells"])
-                assert await legal_piles(page) == expected, (card, depth)
-                assert await page.get_attribute("#table", "data-selected") == card
-                if checked == 0:
-                    # the same card again drops the choice (unless tapped twice at once:
-                    # that is a double tap)
-                    await page.wait_for_timeout(600)
-                    await click_card(page, card)
-                else:
-                    await page.keyboard.press("Escape")
-                    await idle(page)
-                assert await legal_piles(page) == set()
-                assert await page.get_attribute("#table", "data-selected") == ""
-                checked += 1
-        assert checked >= 20
-        # a column picked with the keyboard: where any number of its cards may go
-        await page.keyboard.press("5")
-        await idle(page)
-        assert await legal_piles(page) == expected_targets(legal, "t5", None, state["cells"])
-        await page.keyboard.press("Escape")
-        await idle(page)
-        assert await legal_piles(page) == set()
-        if round_ == 0:
-            # move something to a cell and check again in the new position
-            await click_card(page, state["tableau"][1][-1])
-            await click_pile(page, "c1")
-            assert await field(page, "moves") == "1"
-
-
-async def test_an_illegal_try_shows_the_rule(page: Any, http: aiohttp.ClientSession) -> None:
-    game_id = await open_deal(page, "freecell", 617)
-    game = await api_get(http, f"/v1/games/{game_id}")
-    legal = (await api_get(http, f"/v1/games/{game_id}/legal-moves"))["moves"]
-    tableau = game["state"]["tableau"]
-    card, target = next(
-        (column[-1], f"t{j + 1}")
-        for i, column in enumerate(tableau)
-        for j in range(len(tableau))
-        if j != i and f"t{j + 1}" not in expected_targets(legal, f"t{i + 1}", 1, [])
-    )
-    await click_card(page, card)
-    await click_pile(page, target)
-    # the page says what the service says about that move
-    async with http.post(
-        f"/v1/games/{game_id}/moves",
-        json={"card": card, "to": target},
-        headers={"Authorization": f"Bearer {await token_of(page)}"},
-    ) as response:
-        assert response.status == 422
-        detail = (await response.json())["detail"]
-    assert await field(page, "message") == detail
-    assert "error" in (await page.get_attribute("#message", "class") or "")
-    assert await field(page, "moves") == "0"
-    await same_as_api(page, http, game_id)
-    assert await legal_piles(page) == set()
-
-
-async def test_keyboard_moves_undo_and_redo(page: Any, http: aiohttp.ClientSession) -> None:
-    game_id = await open_deal(page, "freecell", 617)
-    legal = (await api_get(http, f"/v1/games/{game_id}/legal-moves"))["moves"]
-    move = next(m for m in legal if m["from"].startswith("t") and m["to"].startswith("t"))
-    source, target = move["from"][1:], move["to"][1:]
-    await page.keyboard.press(source)
-    await idle(page)
-    assert move["to"] in await legal_piles(page)
-    await page.keyboard.press(target)
-    await idle(page)
-    after_one = await same_as_api(page, http, game_id)
-    assert after_one["moves"] == 1
-
-    # a column's free card to a cell with L, then back from the cell with L and a digit
-    column = next(i for i, c in enumerate(after_one["state"]["tableau"]) if c)
-    card = after_one["state"]["tableau"][column][-1]
-    await page.keyboard.press(str(column + 1))
-    await page.keyboard.press("l")
-    await idle(page)
-    game = await same_as_api(page, http, game_id)
-    assert card in game["state"]["cells"]
-    assert game["moves"] == 2
-
-    await page.keyboard.press("Control+z")
-    await idle(page)
-    game = await same_as_api(page, http, game_id)
-    assert game["moves"] == 1 and card not in game["state"]["cells"]
-    await page.keyboard.press("Control+y")
-    await idle(page)
-    game = await same_as_api(page, http, game_id)
-    assert game["moves"] == 2 and card in game["state"]["cells"]
-    await page.keyboard.press("Control+z")
-    await page.keyboard.press("Control+z")
-    await idle(page)
-    assert (await same_as_api(page, http, game_id))["moves"] == 0
-    await page.keyboard.press("Control+Shift+z")
-    await idle(page)
-    assert (await same_as_api(page, http, game_id))["moves"] == 1
-
-    # L picks the cells' cards one after the other; Esc drops the choice
-    await page.keyboard.press("Escape")
-    await page.keyboard.press(str(column + 1))
-    await page.keyboard.press("l")
-    await idle(page)
-    await page.keyboard.press("l")
-    await idle(page)
-    assert await page.get_attribute("#table", "data-selected") == "c1"
-    await page.keyboard.press("Escape")
-    await idle(page)
-    assert await page.get_attribute("#table", "data-selected") == ""
-
-
-async def test_keys_reach_all_thirteen_columns_of_bakers_dozen(page: Any) -> None:
-    await open_deal(page, "bakers_dozen", 5)
-    for key, pile in (
-        ("1", "t1"),
-        ("9", "t9"),
-        ("0", "t10"),
-        ("-", "t11"),
-        ("=", "t12"),
-        ("\\", "t13"),
-        ("Shift+Digit1", "t11"),
-        ("Shift+Digit3", "t13"),
-    ):
-        await page.keyboard.press(key)
-        await idle(page)
-        assert await page.get_attribute("#table", "data-selected") == pile, key
-        await page.keyboard.press("Escape")
-        await idle(page)
-
-
-async def test_double_click_sends_a_card_up_or_to_a_cell(
-    page: Any, http: aiohttp.ClientSession
-) -> None:
-    # a deal with an ace free at the start, played without automatic moves
-    deal, ace = next(
-        (n, column[-1].text)
-        for n in range(1, 500)
-        for column in VARIANTS["freecell"].deal(n).tableau
-        if column[-1].rank == 1
-    )
-    game_id = await open_deal(page, "freecell", deal, autoplay=False)
-    await click_card(page, ace, double=True)
-    game = await same_as_api(page, http, game_id)
-    assert game["state"]["foundations"][ace[-1]] == 1
-    assert await field(page, "foundation_cards") == "1"
-    assert await page.get_attribute("#table", "data-selected") == ""
-
-    # a card that cannot go up goes to the first free cell
-    tops = [column[-1] for column in game["state"]["tableau"] if column]
-    card = next(c for c in tops if game["state"]["foundations"][c[-1]] != _rank(c) - 1)
-    await click_card(page, card, double=True)
-    game = await same_as_api(page, http, game_id)
-    assert game["state"]["cells"][0] == card
-    assert game["moves"] == 2
-
-
-def _rank(card: str) -> int:
-    return {"A": 1, "T": 10, "J": 11, "Q": 12, "K": 13}.get(card[0]) or int(card[0])
 
 
 async def test_a_whole_deal_won_by_clicks(pages: Pages, http: aiohttp.ClientSession) -> None:

@@ -68,64 +68,18 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
-from engine import VARIANTS, Position
-from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution, Weights, solve
+from engine import VARIANTS
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE
 from service.deals.table import TABLE_DIR, DealTable
 from service.solver import fcsolve
 from tools.deal_tables import bc_prove
+from tools.deal_tables.verdicts import PROVER_TAG, RELAXED_TAG, prover_verdict, verdict_of
 
 DEBIAN_PRESETRC = "/usr/share/freecell-solver/presetrc"
 _WRAP = 96  # the unsolvable and unknown lists' width
-
-
-def verdict_of(
-    pos: Position,
-    *,
-    ours: bool,
-    states: int,
-    iterations: int,
-    seconds: float,
-    heuristics: tuple[Weights, ...] | None = None,
-    preset: str = fcsolve.REFERENCE_PRESET,
-    finders: tuple[str, ...] = (),
-    finder_seconds: float | None = 3.0,
-    finder_iterations: int | None = None,
-    tag: str = "fc-solve",
-) -> tuple[str, str]:
-    """(verdict, which solver gave it); ``tag`` names the library in the latter."""
-    solution: Solution | None = None
-    how = "ours"
-    if not ours and fcsolve.available():
-        for finder in finders:  # presets that find wins fast but prove nothing
-            found = fcsolve.solve(
-                pos, max_seconds=finder_seconds, max_iterations=finder_iterations, preset=finder
-            )
-            if found is not None and found.verdict == WINNABLE:
-                check_line(pos, found)
-                return WINNABLE, f"{tag}/{finder}"
-        if not preset:
-            return UNKNOWN, f"{tag}/finders"
-    if not ours and fcsolve.available() and preset:
-        solution = fcsolve.solve(pos, max_iterations=iterations, max_seconds=seconds, preset=preset)
-        how = tag if preset == fcsolve.REFERENCE_PRESET else f"{tag}/{preset}"
-    if solution is None:
-        solution = solve(pos, max_states=states, max_seconds=seconds, heuristics=heuristics)
-        how = "ours"
-    if solution.verdict == WINNABLE:
-        check_line(pos, solution)
-    return solution.verdict, how
-
-
-def check_line(pos: Position, solution: Solution) -> None:
-    """Replay a winning line through the rules (raises if it does not win)."""
-    check = pos.copy()
-    for move in solution.moves or ():
-        check.play(move)
-    if not check.is_won:
-        raise AssertionError(f"a line that does not win: {pos!r}")
 
 
 def solver_name(by: str) -> str:
@@ -144,64 +98,6 @@ def solver_name(by: str) -> str:
             return f"{library} (finders, no line)"
         return f"{library} ({preset or fcsolve.REFERENCE_PRESET})"
     return "an earlier table"
-
-
-PROVER_TAG = "bc-prove"
-RELAXED_TAG = "bc-prove-relaxed"
-
-
-def prover_verdict(
-    pos: Position,
-    mb: float,
-    seconds: float | None,
-    exe: Path | None = None,
-    states: int | None = None,
-    evict: bool = False,
-    stack_mb: float | None = None,
-    restarts: int = 0,
-    restart_states: int = 2_000_000,
-    exhaustive: bool = True,
-    first_seed: int = 1,
-    mix: bool = False,
-    threads: int = 1,
-    suitless: Sequence[int] = (),
-) -> tuple[str, str, str]:
-    """(verdict, which solver gave it, the prover's figures) from bc_prove.c (its
-    winning line replayed through the rules): first ``restarts`` searches with shuffled move
-    orders (seeds ``first_seed``, ``first_seed`` + 1, ...; ``mix``: shuffled further),
-    ``restart_states`` positions each, then, unless one settled the deal or ``exhaustive``
-    is false, one search within ``mb``, ``seconds`` and ``states`` (``threads`` searches
-    sharing its table).  Before all that, for each R of ``suitless`` in turn, a search of
-    the relaxed game without suits above rank R, within the same budget: one without a
-    win settles the deal, unsolvable."""
-
-    def long_search(rank: int = 0) -> bc_prove.Proof:
-        budget = {"mb": mb, "seconds": seconds, "states": states, "stack_mb": stack_mb}
-        return bc_prove.prove(pos, **budget, evict=evict, threads=threads, suitless=rank, exe=exe)
-
-    tried = []
-    for rank in suitless:
-        found = long_search(rank)
-        if found.verdict == UNWINNABLE:
-            return found.verdict, RELAXED_TAG, found.summary()
-        tried.append(f"suitless={rank}:{found.reason}")
-    for seed in range(first_seed, first_seed + restarts):
-        found = bc_prove.prove(
-            pos, mb=restart_mb(restart_states), states=restart_states, seed=seed, mix=mix, exe=exe
-        )
-        if found.verdict != UNKNOWN:  # a win, or every position within the budget
-            return found.verdict, PROVER_TAG, found.summary()
-    if not exhaustive:
-        figures = " ".join([*tried, f"restarts={restarts} states={restart_states}"])
-        return UNKNOWN, PROVER_TAG, figures
-    found = long_search()
-    return found.verdict, PROVER_TAG, found.summary()
-
-
-def restart_mb(states: int) -> float:
-    """Memory for a search of ``states`` positions: its table holds them at 90 % full in
-    seven eighths of it, 8 bytes a position."""
-    return max(64.0, states * 8 / 0.9 * 8 / 7 / 1048576 + 1)
 
 
 def read_progress(path: Path) -> tuple[dict[int, str], dict[int, str]]:
