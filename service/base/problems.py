@@ -34,7 +34,7 @@ _TITLES = {
     400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
     405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
     415: "Unsupported Media Type", 422: "Unprocessable Content", 429: "Too Many Requests",
-    500: "Internal Server Error", 503: "Service Unavailable", 504: "Gateway Timeout",
+    500: "Internal Server Error", 503: "Service Unavailable",
 }
 
 
@@ -111,8 +111,6 @@ def parser_problem(status: int, exc: BaseException | None) -> tuple[int, str, st
         detail = unreadable_body(exc)
     elif isinstance(exc, HttpProcessingError):
         detail = f"the request is not HTTP/1.1 this service reads: {_reason(exc)}"
-    elif status == 504:
-        return 504, "504", "the answer took too long; try again shortly"
     else:
         return status, "internal", "something went wrong on our side"
     return 400, "bad-request", detail

@@ -100,9 +100,9 @@ class EventStore:
         self._waiting: list[_Write] = []
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
-        # the first line of this instance's NOTIFY payloads (the live-event hub's), with
-        # which each write tells the other instances of itself in its own transaction;
-        # None: they are told otherwise (through the broker) or not at all
+        # the first line of this instance's NOTIFY payloads, set by the live-event hub
+        # when it listens through PostgreSQL: each write tells the other instances of
+        # itself in its own transaction; None: they are told otherwise (the broker) or not
         self.sender: str | None = None
 
     @property

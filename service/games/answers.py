@@ -95,11 +95,11 @@ def replayed(found: Replayed, idem: Idempotency) -> Answer:
 async def answered_before(
     backend: Backend, player: Player, idem: Idempotency | None
 ) -> Answer | None:
-    """The first answer to a request refused before its write (a hint's checks and
-    search: service/games/commands.py), when it is a retry (same Idempotency-Key) that
-    meets a game moved on or over since: that answer stands (422 when the key came with
-    another request). The write path looks the key up as it is refused, the same way
-    (service/games/write.py)."""
+    """The first answer to a request refused now (by the write path, or before it by a
+    hint's checks and search), when it is a retry (same Idempotency-Key) that meets a game
+    moved on or over since: that answer stands (422 when the key came with another
+    request). Asked only when a request is refused, so the ordinary write stays one round
+    trip."""
     if idem is None:
         return None
     found = await backend.store.find_key(player.id, idem.key)

@@ -134,7 +134,7 @@ async def give_hint(
     the hint is recorded only on the version it was found for: when a move landed
     meanwhile, the hint is searched again on the new position. A retry (same
     Idempotency-Key) refused before the write (the game over or moved on since) gets its
-    first answer, as the write path gives it (write.answered_before)."""
+    first answer, as the write path gives it (answers.answered_before)."""
 
     async def searched(first: bool) -> tuple[int, dict[str, Any], Action]:
         """The checks on the game as the log has it, and the solver's hint on it: the

@@ -79,13 +79,9 @@ async def write(
                 current_version=live.version,
             )
         except (EngineError, ServiceError) as exc:
-            # A retried request (same Idempotency-Key) meets a game that has moved on since
-            # its first answer: that answer stands. Looked up only on this path, so the
-            # ordinary write stays one round trip.
-            if idem is not None:
-                found = await backend.store.find_key(player.id, idem.key)
-                if found is not None:
-                    return answers.replayed(found, idem)
+            # a retry (same Idempotency-Key) meets a game moved on since: its first answer
+            if (first := await answers.answered_before(backend, player, idem)) is not None:
+                return first
             race_id = None if live is None else live.race_id
             if isinstance(exc, GameFinished) and race_id is not None:
                 # a race's game found over (abandoned at the race's end, say): when the

@@ -113,6 +113,8 @@ class StreamHub(Feeds):
     async def start(self, wait: float = 5.0) -> None:
         """Start listening (waiting up to `wait` seconds for the first connection; if the
         database is not there yet, the listener keeps trying in the background)."""
+        if not self.broker:  # each write of this instance tells the others itself
+            self.store.sender = self.sender
         listen = self._listen_nats() if self.broker else self._listen()
         self._tasks = [
             asyncio.create_task(listen, name="stream-listener"),
