@@ -100,6 +100,7 @@ class EventStore:
         self._waiting: list[_Write] = []
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
+        self._releases: set[asyncio.Future[None]] = set()  # connections going back late
         # the first line of this instance's NOTIFY payloads, set by the live-event hub
         # when it listens through PostgreSQL: each write tells the other instances of
         # itself in its own transaction; None: they are told otherwise (the broker) or not
@@ -129,21 +130,36 @@ class EventStore:
         `timeout=`); the time the connection is held is taken from the request's budget.
         No asyncio.timeout around the whole: a task cancelled mid-statement makes
         asyncpg's release wait, unbounded, for the server to confirm the cancel, which a
-        hung server never does; its own statement timeout does not.
+        hung server never does; its own statement timeout does not, and the connection of
+        a statement that timed out goes back to the pool in the background.
         """
         budget = current_budget()
         start = time.monotonic()
         try:
-            async with self.pool.acquire(timeout=self.timeout) as conn:
-                if budget is not None:
-                    now = time.monotonic()
-                    budget.left -= now - start
-                    start = now
-                try:
-                    yield conn
-                except BROKEN:
-                    conn.terminate()
-                    raise
+            conn = await self.pool.acquire(timeout=self.timeout)
+            later = False  # whether the connection goes back to the pool in the background
+            if budget is not None:
+                now = time.monotonic()
+                budget.left -= now - start
+                start = now
+            try:
+                yield conn
+            except BROKEN:
+                conn.terminate()
+                raise
+            except TimeoutError:
+                # a statement timed out: asyncpg asked the server to cancel it, and the
+                # connection's release waits for the server's word (as long again), which
+                # a hung server never gives; it goes back to the pool in the background
+                # and the request is answered now
+                release = asyncio.ensure_future(self.pool.release(conn))
+                self._releases.add(release)
+                release.add_done_callback(self._released)
+                later = True
+                raise
+            finally:
+                if not later:
+                    await self.pool.release(conn)
         except asyncpg.exceptions.UniqueViolationError as exc:
             raise VersionConflict(str(exc)) from exc
         except CONNECTION_ERRORS as exc:
@@ -154,6 +170,12 @@ class EventStore:
         finally:
             if budget is not None:
                 budget.left -= time.monotonic() - start
+
+    def _released(self, release: asyncio.Future[None]) -> None:
+        """A connection that went back to the pool in the background (connection())."""
+        self._releases.discard(release)
+        if not release.cancelled() and (exc := release.exception()) is not None:
+            log.warning("a timed-out statement's connection went back badly: %r", exc)
 
     async def record(
         self,

@@ -52,9 +52,9 @@ OUTAGE_SECONDS = 2.5
 DB_TIMEOUT = 1.0
 # the longest a request may take while the database is away: DB_TIMEOUT for all its waits
 # together (a token's check, a turn behind a write lane's hung batch, a connection, the
-# statement), then as long again for a timed-out statement's cancel (asyncpg awaits it
-# when the connection goes back to the pool), and a little for the rest
-FEW_SECONDS = 2 * DB_TIMEOUT + 1.0
+# statement), and a little for the rest (a timed-out statement's connection goes back to
+# the pool in the background: the refusal does not wait for the server's cancel)
+FEW_SECONDS = DB_TIMEOUT + 1.0
 
 
 def postgres_processes(pg: EmbeddedPostgres) -> list[psutil.Process]:
