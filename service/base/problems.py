@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import Any, Final
 
 import orjson
 from aiohttp import web
@@ -18,7 +18,7 @@ from aiohttp.http_exceptions import (
 )
 from pydantic import ValidationError
 
-from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove
+from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove, UnknownVariant
 from service.base.errors import RequestTimeout, ServiceError, TooManyRequests
 from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
 from service.base.logs import printable
@@ -48,6 +48,11 @@ def problem_body(status: int, detail: str, slug: str | None = None, title: str |
         **{k: v for k, v in extra.items() if v is not None},
     }
     return orjson.dumps(body)
+
+
+# the slugs of aiohttp's own refusals (the others are the service's: base/errors.py)
+_HTTP_SLUGS: Final = {404: "not-found", 405: "method-not-allowed", 413: "too-large",
+                      415: "unsupported-media-type"}
 
 
 def problem(status: int, detail: str, slug: str | None = None, title: str | None = None,
@@ -124,6 +129,8 @@ def _engine_problem(exc: EngineError) -> web.Response:
     detail = str(exc) if index is None else f"move {index} of the batch (from 0): {exc}"
     if isinstance(exc, InvalidDeal):
         return problem(422, str(exc), "invalid-deal")
+    if isinstance(exc, UnknownVariant):
+        return problem(400, str(exc), "unknown-variant")
     if isinstance(exc, InvalidMove):
         return problem(400, detail, "invalid-move", index=index)
     if isinstance(exc, IllegalMove):
@@ -151,11 +158,11 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
         elif exc.status == 405:
             allowed = ", ".join(sorted(getattr(exc, "allowed_methods", ()) or ()))
             detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
-            return problem(405, detail, headers={"Allow": allowed})
+            return problem(405, detail, "method-not-allowed", headers={"Allow": allowed})
         elif exc.status == 413:
             limit = request.app[SETTINGS_KEY].max_body_bytes
             detail = f"the request body is larger than the {limit // 1024} KiB this service accepts"
-        return problem(exc.status, detail or exc.reason)
+        return problem(exc.status, detail or exc.reason, _HTTP_SLUGS.get(exc.status))
     except web.RequestPayloadError as exc:  # a body aiohttp's parser could not read
         detail = unreadable_body(exc.__cause__, request.headers.get("Content-Encoding"))
         response = problem(400, detail, "bad-request")

@@ -32,22 +32,19 @@ def deal_in_path(raw: str) -> int:
 def check_deal_number(variant: str, deal: int) -> str:
     """The one check of a deal by number, for every request that names one (a board, a
     deal's layout, a new game or race): the variant's id; UnknownVariant (400) for no
-    such game, Unprocessable (422) for a number out of the engine's range
+    such game, InvalidDeal (422, `invalid-deal`) for a number out of the engine's range
     (engine.deals.check_deal_number), as API.md says."""
     name = find_variant(variant).name
-    try:
-        engine_deals.check_deal_number(deal)
-    except InvalidDeal as exc:
-        raise Unprocessable(str(exc)) from None
+    engine_deals.check_deal_number(deal)
     return name
 
 
 def check_deal(variant: str, deal: int) -> str:
     """A deal to be dealt (a new game or race): check_deal_number, and a deal known to
-    have no solution is refused (422) in the REFUSES_UNSOLVABLE games."""
+    have no solution is refused (InvalidDeal, 422) in the REFUSES_UNSOLVABLE games."""
     name = check_deal_number(variant, deal)
     if name in REFUSES_UNSOLVABLE and deal_table(name).solvable(deal) is False:
-        raise Unprocessable(
+        raise InvalidDeal(
             f"{VARIANTS[name].title} deal {deal} has no solution; choose another deal"
         )
     return name
