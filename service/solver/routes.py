@@ -8,6 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from engine import Game, find_variant
+from service.base.errors import Forbidden
 from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
 from service.base.requests import game_id, idempotency, parse_body
 from service.base.responses import json_response, written
@@ -15,6 +16,7 @@ from service.deals.numbers import check_grade
 from service.games import commands, positions
 from service.games.schemas import VersionedRequest
 from service.players.auth import caller
+from service.races import service as races
 from service.solver import hints, owners, postmortem
 from service.solver.analyses import ANALYSES_KEY
 from service.solver.daily import daily_view
@@ -62,6 +64,15 @@ async def analysis(request: web.Request) -> web.Response:
     """GET: a finished game's analysis, computed once and kept (service/solver/analyses.py)."""
     backend = request.app[BACKEND_KEY]
     gid = game_id(request)
+    # the analysis of a game of a race's deal says which of its positions can still be won:
+    # refused while its player races on the deal, as hints are (commands.
+    # refuse_hints_in_races), kept or not
+    race = await races.racing_on_game(backend, gid)
+    if race is not None:
+        raise Forbidden(
+            f"the game's player races on this deal in race {race}: analyses of a race's deal"
+            " are refused in every game of its players until the race is over"
+        )
     kept = request.app[ANALYSES_KEY]
     body = kept.get(gid)  # kept: the game is over, and never changes
     if body is None:
