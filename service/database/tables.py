@@ -39,6 +39,9 @@ players = Table(
     # player can pass for another; NULL for the younger of lookalikes older than the rule
     Column("name_key", Text, nullable=True),
     Index("players_name_key", "name_key", unique=True),
+    # what the name looks like as written, case folded after (migration 0017), unique too
+    Column("shape_key", Text, nullable=True),
+    Index("players_shape_key", "shape_key", unique=True),
 )
 
 # A player's tokens, one a device; only their hashes. A signed-out token keeps its row,

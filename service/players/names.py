@@ -1,14 +1,22 @@
 """Players' names: when two of them look alike, and which characters no name may hold
 because nobody sees them. The character data and the confusables are ICU's (PyICU).
 
-Two names look alike when their keys are equal: the name under Unicode's NFKC_Casefold
-(compatibility forms such as fullwidth letters, and case, folded away), then its
-confusable skeleton (Unicode TS #39, section 4: Cyrillic `а` and Latin `a` share one).
-TS #39's skeleton folds neither case nor compatibility forms, so NFKC_Casefold comes
-first, as TS #39 advises for comparisons that ignore case. The database keeps each
-player's key under a UNIQUE index (`players_name_key`): of two concurrent creations of
-lookalike names only one commits, and the other's unique violation is the 409
-`name-taken` (unique_name).
+A name has two keys, and two names look alike when either is equal (`name_key`,
+`shape_key`). Both are made of the name with its runs of spaces as one space and its
+combining marks dropped (`Ada  Lovelace` and `Adà Lovelace` look like `Ada Lovelace`),
+then its confusable skeleton (Unicode TS #39, section 4: Cyrillic `а` and Latin `a` share
+one):
+
+- `name_key` folds case and compatibility forms first (NFKC_Casefold, as TS #39 advises for
+  comparisons that ignore case): `ADA` and fullwidth `ａｄａ` look like `ada`;
+- `shape_key` takes the skeleton of the name as written, then folds case: a capital that
+  looks like another letter only as a capital is caught (`Ian` and `lan`, `0scar` and
+  `Oscar`, `BiII` and `Bill`), which folding first loses (`I` becomes `i`, which does not
+  look like `l`).
+
+The database keeps each player's keys under UNIQUE indexes (`players_name_key`,
+`players_shape_key`): of two concurrent creations of lookalike names only one commits, and
+the other's unique violation is the 409 `name-taken` (unique_name).
 """
 
 from __future__ import annotations
@@ -22,11 +30,16 @@ import icu
 
 from service.base.errors import Conflict
 
-# the index that holds players' name keys unique (migration 0008)
-NAME_KEY_INDEX: Final = "players_name_key"
+# the indexes that hold players' keys unique (migrations 0008 and 0017)
+NAME_KEY_INDEXES: Final = frozenset({"players_name_key", "players_shape_key"})
+MOST_MARKS: Final = 2  # combining marks on one character, at most
 
 _FOLD = icu.Normalizer2.getNFKCCasefoldInstance()
+_NFKC = icu.Normalizer2.getNFKCInstance()
+_NFD = icu.Normalizer2.getNFDInstance()
 _SPOOF = icu.SpoofChecker()
+_MARK = icu.UnicodeSet("[:M:]")
+_MARK.freeze()
 # Unicode's Default_Ignorable_Code_Point (the Hangul fillers U+115F, U+1160, U+3164 and
 # U+FFA0 among them, and the variation selectors) and the Braille blank U+2800, which
 # renders as nothing but is a symbol
@@ -40,9 +53,39 @@ class NameTaken(Conflict):
     slug = "name-taken"
 
 
+def _plain(text: str) -> str:
+    """`text` with its runs of spaces as one space and its combining marks dropped."""
+    spaced = " ".join(text.split())
+    return "".join(ch for ch in _NFD.normalize(spaced) if not _MARK.contains(ch))
+
+
+def _skeleton(text: str) -> str:
+    return str(_SPOOF.getSkeleton(0, text))
+
+
 def name_key(name: str) -> str:
-    """What a name looks like: equal for names that look alike."""
-    return str(_SPOOF.getSkeleton(0, _FOLD.normalize(name)))
+    """What a name looks like, case folded first: equal for names that look alike."""
+    return _skeleton(_plain(_FOLD.normalize(name)))
+
+
+def shape_key(name: str) -> str:
+    """What a name looks like as written, case folded after: equal for names that look
+    alike, where a capital looks like another letter (`I` and `l`)."""
+    return _FOLD.normalize(_skeleton(_plain(_NFKC.normalize(name))))
+
+
+def marked(name: str) -> str | None:
+    """The first character of `name` that carries more than MOST_MARKS combining marks
+    (marks stacked over and under a line's neighbours), or None."""
+    run, base = 0, ""
+    for ch in icu.Normalizer2.getNFCInstance().normalize(name):
+        if _MARK.contains(ch):
+            run += 1
+            if run > MOST_MARKS:
+                return base
+        else:
+            run, base = 0, ch
+    return None
 
 
 def invisible(name: str) -> str | None:
@@ -54,11 +97,16 @@ def invisible(name: str) -> str | None:
 
 
 def visible(name: str) -> str:
-    """A name whose every character shows (pydantic's check of a new player's name)."""
+    """A name whose every character shows, none of them under a stack of marks
+    (pydantic's check of a new player's name)."""
     ch = invisible(name)
     if ch is not None:
         raise ValueError(
             f"a name cannot contain invisible characters such as U+{ord(ch):04X}"
+        )
+    if marked(name) is not None:
+        raise ValueError(
+            f"a name cannot stack more than {MOST_MARKS} combining marks on one character"
         )
     return name
 
@@ -70,7 +118,7 @@ def unique_name(name: str) -> Iterator[None]:
     try:
         yield
     except asyncpg.UniqueViolationError as exc:
-        if exc.constraint_name != NAME_KEY_INDEX:
+        if exc.constraint_name not in NAME_KEY_INDEXES:
             raise
         raise NameTaken(
             f"the name {name!r} looks like another player's (compared without case, width"
