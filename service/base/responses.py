@@ -49,6 +49,14 @@ def json_response(body: Any, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
 
 
+def secret_response(body: Any, status: int = 200) -> web.Response:
+    """An answer that carries a secret (a token, a link code) or a player's own devices:
+    no cache, shared or not, may keep it."""
+    response = json_response(body, status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 def _not_modified(request: web.Request, tag: str) -> bool:
     """Whether the request's If-None-Match holds `tag` (or `*`): weak comparison, as
     RFC 9110 has it for If-None-Match."""

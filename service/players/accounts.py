@@ -106,14 +106,14 @@ async def create_player(backend: Backend, name: str) -> dict[str, Any]:
     token_id, token = new_token()
     player_id = uuid.uuid4()
     digest = hash_token(token)
-    vouched = vouch(backend)
+    # (memory keeps the new token only once it is used: that first use notes it, so a
+    # device's `last_used_at` says when it was)
     async with backend.store.connection() as conn:
         with unique_name(name):
             created: datetime = await conn.fetchval(
                 CREATE_PLAYER, player_id, name, token_id, digest, FIRST_DEVICE,
                 name_key(name), shape_key(name), timeout=backend.store.timeout,
             )
-    remember(backend, digest, Player(player_id, name, token_id), vouched)
     return {"id": player_id, "name": name, "token": token, "created_at": created}
 
 

@@ -33,9 +33,7 @@ from service.players.accounts import (
     Player,
     hash_token,
     new_token,
-    remember,
     too_many,
-    vouch,
 )
 
 LINK_CODE_MINUTES: Final = 10
@@ -161,7 +159,6 @@ async def redeem_link_code(
     digest = hash_token(token)
     code_hash = hash_code(key, code)
     timeout = backend.store.timeout
-    vouched = vouch(backend)
     async with backend.store.connection() as conn, conn.transaction():
         owner = await conn.fetchrow(LOCK_CODE_PLAYER, code_hash, timeout=timeout)
         if owner is None:
@@ -172,8 +169,8 @@ async def redeem_link_code(
         )
     if row["created_at"] is None:
         raise too_many() if row["in_use"] >= MAX_TOKENS else _no_such_code()
+    # (memory keeps the new token once it is used, as a new player's: accounts.py)
     player = Player(plain(owner["id"]), owner["name"], token_id)
-    remember(backend, digest, player, vouched)
     return {
         "player": {"id": player.id, "name": player.name},
         "id": token_id,

@@ -10,7 +10,7 @@ from aiohttp import web
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
 from service.base.requests import parse_body, path_id
-from service.base.responses import json_response, tagged_response
+from service.base.responses import json_response, secret_response, tagged_response
 from service.boards import records as leaderboards
 from service.database.connections import BUDGET
 from service.games.export import lines as export_lines
@@ -26,7 +26,7 @@ log = logging.getLogger("service.players")
 async def create_player(request: web.Request) -> web.Response:
     body, _ = await parse_body(request, NewPlayer)
     player = await players.create_player(request.app[BACKEND_KEY], body.name.strip() or body.name)
-    return json_response(player, 201)
+    return secret_response(player, 201)
 
 
 async def me(request: web.Request) -> web.Response:
@@ -90,12 +90,12 @@ async def add_token(request: web.Request) -> web.Response:
     player = await caller(request)
     body, _ = await parse_body(request, NewDevice)
     answer = await players.add_token(request.app[BACKEND_KEY], player, body.device)
-    return json_response(answer, 201)
+    return secret_response(answer, 201)
 
 
 async def list_tokens(request: web.Request) -> web.Response:
     player = await caller(request)
-    return json_response(await players.list_tokens(request.app[BACKEND_KEY], player))
+    return secret_response(await players.list_tokens(request.app[BACKEND_KEY], player))
 
 
 async def revoke_token(request: web.Request) -> web.Response:
@@ -109,7 +109,7 @@ async def add_link_code(request: web.Request) -> web.Response:
     code = await link_codes.add_link_code(
         request.app[BACKEND_KEY], player, request.app[LINK_KEY]
     )
-    return json_response(code, 201)
+    return secret_response(code, 201)
 
 
 async def link_device(request: web.Request) -> web.Response:
@@ -121,4 +121,4 @@ async def link_device(request: web.Request) -> web.Response:
     answer = await link_codes.redeem_link_code(
         request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device
     )
-    return json_response(answer, 201)
+    return secret_response(answer, 201)
