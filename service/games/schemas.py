@@ -36,7 +36,10 @@ class OneMove(Body):
 
     @model_validator(mode="after")
     def _source_or_card(self) -> OneMove:
-        if (self.source is None) == (self.card is None):
+        if self.source is None and self.card is None:
+            raise ValueError("say what moves: 'from' (a pile, such as \"t1\") or 'card'"
+                             " (a card, such as \"7H\")")
+        if self.source is not None and self.card is not None:
             raise ValueError("give either 'from' (a pile) or 'card' (a card), not both")
         if self.card is not None and self.count is not None:
             raise ValueError(
