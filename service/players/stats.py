@@ -7,7 +7,9 @@ migration 0013; the streaks, by the rule the record shares, counted again from t
 when a blocked game is revived or abandoned: migration 0015), so a read counts no games:
 one statement, in which the median's second
 is found from the bins and the median itself read off the index of won games by time
-within that second (the mean of the two middle times for an even count).
+within that second (the mean of the two middle times for an even count). The best time is
+the record's (service/boards/records.py): the best of the player's entries on the default
+boards, wins without a hint at a person's pace, never a hinted or a machine-paced one.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ RECENT: Final = 100
 
 STATS = f"""
 WITH s AS (
-    SELECT variant, played, won, won_assisted, streak, best_streak, best_ms
+    SELECT variant, played, won, won_assisted, streak, best_streak
     FROM player_stats WHERE player_id = $1
 ), b AS (
     SELECT variant, bin, wins,
@@ -48,7 +50,10 @@ SELECT
          'played', s.played, 'won', s.won, 'won_assisted', s.won_assisted,
          'win_rate', CASE WHEN s.played > 0 THEN round(s.won::numeric / s.played, 4)
                           ELSE 0 END,
-         'streak', s.streak, 'best_streak', s.best_streak, 'best_ms', s.best_ms,
+         'streak', s.streak, 'best_streak', s.best_streak,
+         'best_ms', (SELECT min(e.elapsed_ms) FROM leaderboard_entries e
+                     WHERE e.player_id = $1 AND e.board = 'default'
+                       AND e.variant = s.variant),
          'median_ms', (SELECT floor(avg(m.t))::bigint FROM mids m
                        WHERE m.variant = s.variant))), '{{}}'::jsonb)
      FROM s) AS games,
