@@ -51,8 +51,10 @@ class Entry:
     solver: str
 
     def holds(self, budget: float) -> bool:
-        """Whether this answers a request with ``budget`` seconds (no new search)."""
-        return self.verdict != UNKNOWN or self.budget >= budget
+        """Whether this answers a request with ``budget`` seconds (no new search): an
+        unknown verdict holds for budgets up to its search's (which a request's deadline
+        may have cut a little short)."""
+        return self.verdict != UNKNOWN or self.budget >= 0.95 * budget
 
     def answer(self, position: Position, cached: bool) -> Verdict:
         """The verdict this gives ``position``: its line from there, in its columns."""

@@ -31,6 +31,9 @@ T = TypeVar("T")
 
 ANSWER_SLACK = 0.4  # seconds past its budget a request waits for a search at most
 PER_OWNER = 2  # searches one player (or address) may have waiting or running at once
+# an unknown verdict is searched again, deeper, when asked again: up to this many times
+# the budget (Solver._deeper)
+DEEPEST = 8
 # of which background searches (a new game's opening) may take this many: the owner's
 # other place stays free for a hint
 PREFETCH_PER_OWNER = PER_OWNER - 1
@@ -143,15 +146,32 @@ class Solver(VerdictCache):
 
     # searching -----------------------------------------------------------------
 
+    @property
+    def searching(self) -> int:
+        """The searches under way (or waiting for a worker)."""
+        return len(self._running)
+
     def would_search(self, position: Position, budget: float | None = None) -> bool:
         """Whether asking about ``position`` would start a new search (nothing cached for
-        it that holds at this budget, and no search of it running)."""
+        it that holds at this budget, or only an unknown verdict that a deeper search may
+        settle, and no search of it running)."""
         budget = self.budget if budget is None else budget
         key = key_of(position)
         entry = self.known(key)
-        if entry is not None and entry.holds(budget):
+        if entry is not None and entry.holds(budget) and self._deeper(entry, budget) is None:
             return False
         return key not in self._running
+
+    def _deeper(self, entry: Entry, budget: float) -> float | None:
+        """The budget of the next search of a position whose cached verdict is unknown:
+        twice the last one's, while that is at most DEEPEST times ``budget``; None when
+        the verdict is known, or the searches went as deep as that. So asking again about
+        a position that a search did not settle is not answered "unknown" for good: each
+        ask starts a deeper search, which goes on past the answer and is cached for the
+        next."""
+        if entry.verdict != UNKNOWN or 2 * entry.budget > DEEPEST * budget * 1.001:
+            return None
+        return 2 * entry.budget
 
     def _busy(self, owners: tuple[str, ...], most: int = PER_OWNER) -> bool:
         """Whether one of ``owners`` has ``most`` searches going already."""
@@ -205,8 +225,11 @@ class Solver(VerdictCache):
             deadline = time.monotonic() + budget + ANSWER_SLACK
         key = key_of(position)
         entry = self.get(key)
+        deeper = None  # the budget of a deeper search than the one that found nothing
         if entry is not None and entry.holds(budget):
-            return entry.answer(position, True)
+            deeper = self._deeper(entry, budget)
+            if deeper is None or key in self._running:
+                return entry.answer(position, True)
         running = self._running.get(key)
         fresh = running is None
         if running is None:
@@ -214,7 +237,10 @@ class Solver(VerdictCache):
             if len(self._running) >= self.max_pending or self._busy(owners):
                 # the workers have more than enough to do: answer at once rather than queue
                 return Verdict(UNKNOWN, None, "none")
-            budget = min(budget, deadline - ANSWER_SLACK - time.monotonic())
+            if deeper is not None:  # it goes on past this answer, and its verdict is cached
+                budget = deeper
+            else:
+                budget = min(budget, deadline - ANSWER_SLACK - time.monotonic())
             if budget < MIN_SEARCH:
                 return Verdict(UNKNOWN, None, "none")
             running = self._start(key, position, budget, owners)
