@@ -28,14 +28,14 @@ test: $(STAMP) solver-lib pgbouncer
 test-tools: $(STAMP)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider tools/deal_tables/tests
 
-# PgBouncer (Debian), which tests/api/test_pooler.py (and test-pooler) run in front of the
+# PgBouncer (Debian), which tests/api/contract/test_pooler.py (and test-pooler) run in front of the
 # tests' PostgreSQL: installed here when missing and we are root; as root, the tests fail
 # without it, otherwise they are skipped with the reason
 pgbouncer:
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    (apt-get update -qq && apt-get install -y -qq pgbouncer) >/dev/null 2>&1 \
-	      || echo "could not install pgbouncer: tests/api/test_pooler.py will fail"; \
+	      || echo "could not install pgbouncer: tests/api/contract/test_pooler.py will fail"; \
 	  else echo "pgbouncer is not installed (apt-get install pgbouncer): the pooler tests are skipped"; fi; }
 
 # the API, live-event, race and fault tests again, every service instance behind a

@@ -9,6 +9,11 @@
                                race a race of 100 watched live, fanout 1,000 watchers over
                                four instances through LISTEN/NOTIFY and through NATS, pooler
                                the service directly on PostgreSQL and behind pgbouncer
+
+Each NAME is the module bench/<group>/NAME_bench.py: inprocess/ (code timed in this
+process: engine, leaderboard, solver, analysis), load/ (the service as a process under wrk,
+callgrind or clients: wrk, move, client, etag, instructions, pooler) or live/ (WebSocket
+watchers: stream, race, fanout).
 """
 
 from __future__ import annotations
@@ -30,11 +35,12 @@ def main(argv: list[str]) -> int:
     names = argv or BENCHES
     failed = []
     for name in names:
-        module = f"bench.{name}_bench"
-        if not (ROOT / "bench" / f"{name}_bench.py").exists():
+        found = sorted((ROOT / "bench").glob(f"*/{name}_bench.py"))
+        if not found:
             print(f"== {name}: no such benchmark")
             failed.append(name)
             continue
+        module = f"bench.{found[0].parent.name}.{name}_bench"
         print(f"\n== {name} ({module})", flush=True)
         args = [PYTHON, "-m", module]
         if name == "engine":

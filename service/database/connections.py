@@ -123,7 +123,7 @@ class UnnamedStatements(asyncpg.Connection):  # type: ignore[misc]
     statement on every execution (docs/operations.md, "Behind a pooler").
 
     It overrides asyncpg's private `_get_statement` (and the drop of its cache, where
-    asyncpg learns that types changed); tests/api/test_pooler.py counts the round trips
+    asyncpg learns that types changed); tests/api/contract/test_pooler.py counts the round trips
     of moves through the pooler, so a change of asyncpg's that breaks it fails there.
     """
 

@@ -331,7 +331,7 @@ def single_steps(position: Position, move: Move) -> list[Move]:
 
 
 # Presets whose optimised lines (``-opt``) are the shortest, per game, fastest first, from
-# measuring every preset the library ships on deals 1-16 (bench/solver_bench.py compares
+# measuring every preset the library ships on deals 1-16 (bench/inprocess/solver_bench.py compares
 # the result with the library's own shortest line).
 SHORT_LINES: Final[dict[str, tuple[str, ...]]] = {
     "freecell": ("looking-glass", "qualified-seed"),

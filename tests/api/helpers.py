@@ -1,10 +1,25 @@
-"""Small helpers for driving the API in tests."""
+"""Small helpers for driving the API in tests, shared by the subpackages: players and
+games, real wins (Freecell Solver's solutions from tests/data/solutions.json, played move
+by move with autoplay off), and service instances of one's own on the test's database.
+The fixtures that go with them are in conftest.py."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
+
+from engine import Move
+
+from ..conftest import make_settings
+from ..openapi_check import validating_trace_config
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+SOLUTIONS: dict[str, dict[str, str]] = json.loads((DATA / "solutions.json").read_text())[
+    "solutions"
+]
 
 
 async def new_player(client: TestClient, name: str = "ada") -> dict[str, Any]:
@@ -24,3 +39,59 @@ async def new_game(client: TestClient, player: dict[str, Any], **body: Any) -> d
     assert r.status == 201, await r.text()
     game: dict[str, Any] = await r.json()
     return game
+
+
+def shortest(variant: str) -> tuple[int, list[Move]]:
+    deal, text = min(SOLUTIONS[variant].items(), key=lambda item: len(item[1].split()))
+    return int(deal), [Move.parse(m) for m in text.split()]
+
+
+async def play_to_win(
+    client: TestClient, player: dict[str, Any], variant: str, deal: int, moves: list[Move]
+) -> dict[str, Any]:
+    game = await new_game(client, player, variant=variant, deal=deal, autoplay=False)
+    for move in moves:
+        r = await client.post(
+            f"/v1/games/{game['id']}/moves", json=move.to_dict(), headers=auth(player)
+        )
+        assert r.status == 201, await r.text()
+        game = (await r.json())["game"]
+    assert game["status"] == "won"
+    return game
+
+
+async def hinted_win(client: TestClient, player: dict[str, Any], deal: int,
+                     moves: list[Any]) -> dict[str, Any]:  # fmt: skip
+    game = await new_game(client, player, variant="freecell", deal=deal, autoplay=False)
+    r = await client.post(f"/v1/games/{game['id']}/hint", json={}, headers=auth(player))
+    assert r.status == 201, await r.text()
+    assert (await r.json())["game"]["assisted"] is True
+    for move in moves:
+        r = await client.post(f"/v1/games/{game['id']}/moves", json=move.to_dict(),
+                              headers=auth(player))  # fmt: skip
+        assert r.status == 201, await r.text()
+    won: dict[str, Any] = (await r.json())["game"]
+    assert won["status"] == "won"
+    return won
+
+
+async def get(client: TestClient, url: str, status: int = 200, **kw: Any) -> Any:
+    r = await client.get(url, **kw)
+    assert r.status == status, await r.text()
+    return await r.json()
+
+
+async def post(client: TestClient, player: dict[str, Any], url: str, body: Any = None,
+               status: int = 201, **headers: str) -> Any:
+    r = await client.post(url, json={} if body is None else body,
+                          headers={**auth(player), **headers})
+    assert r.status == status, await r.text()
+    return await r.json()
+
+
+def instance(db_url: str, **settings: Any) -> TestClient:
+    app_settings = make_settings(db_url, **settings)
+    from service.app import create_app
+
+    return TestClient(TestServer(create_app(app_settings)),
+                      trace_configs=[validating_trace_config()])

@@ -18,8 +18,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
 
-from ..api.helpers import new_game, new_player
-from ..api.test_records import instance
+from ..api.helpers import instance, new_game, new_player
 from ..conftest import make_settings
 from ..openapi_check import validating_trace_config
 from .helpers import ROOT, ServiceProcess, until
@@ -71,7 +70,7 @@ async def test_a_path_with_a_control_character_is_404_on_every_route(client: Tes
         assert r.status == 404, (sent, await r.text())
         assert r.content_type == "application/problem+json"
         assert await r.json() == {
-            "type": TYPE_BASE + "404", "title": "Not Found", "status": 404,
+            "type": TYPE_BASE + "not-found", "title": "Not Found", "status": 404,
             "detail": f"there is nothing at GET {decoded}; see /openapi.yaml",
         }
     assert (await client.get(f"/v1/games/{game['id']}/events")).status == 200

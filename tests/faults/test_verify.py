@@ -17,9 +17,8 @@ from aiohttp.test_utils import TestClient
 from engine import Move
 from service.verify.run import verify
 
-from ..api.helpers import auth, new_game, new_player
-from ..api.test_leaderboards import shortest
-from ..api.test_race_flow import call, give_up_with_a_card_up, new_race, until
+from ..api.helpers import auth, new_game, new_player, shortest
+from ..api.races.helpers import call, give_up_with_a_card_up, new_race, until
 from .helpers import ROOT
 
 SOLUTIONS = json.loads((ROOT / "tests" / "data" / "solutions.json").read_text())["solutions"]

@@ -1,0 +1,1 @@
+"""Boards through the API: leaderboards and a won game's standing."""

@@ -1,0 +1,1 @@
+"""Players through the API: devices and tokens, names, friends, stats, the export."""

@@ -1,0 +1,156 @@
+"""No player can pass for another: names that look like an existing player's are 409
+`name-taken` (NFKC, case folding, then the confusable skeleton of Unicode TS #39), names
+with invisible characters are 400, and the database's unique index decides, so lookalike
+names created at once do not both pass; players older than the rule keep their names."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import asyncpg
+from aiohttp.test_utils import TestClient
+
+from service.base.keys import BACKEND_KEY
+
+from ..helpers import auth, get, instance, new_player
+
+LOOKALIKES = {
+    "the same name": "ada",
+    "a Cyrillic a": "\u0430da",
+    "fullwidth letters": "\uff41\uff44\uff41",
+    "capitals": "ADA",
+    "spaces around it": "  Ada ",
+}
+INVISIBLE = {
+    "Hangul filler": "ada\u3164",
+    "Braille blank": "ada\u2800",
+    "halfwidth Hangul filler": "ada\uffa0",
+    "combining grapheme joiner": "ada\u034f",
+    "variation selector 16": "ada\ufe0f",
+    "only a Hangul filler": "\u3164",
+}
+
+
+async def create(client: TestClient, name: str) -> tuple[int, dict[str, object]]:
+    r = await client.post("/v1/players", json={"name": name})
+    body: dict[str, object] = await r.json()
+    return r.status, body
+
+
+async def test_a_name_that_looks_like_a_players_is_taken(client: TestClient) -> None:
+    ada = await new_player(client, "ada")
+    for what, name in LOOKALIKES.items():
+        status, problem = await create(client, name)
+        assert status == 409, (what, problem)
+        assert str(problem["type"]).endswith("/name-taken"), (what, problem)
+        assert "looks like another player's" in str(problem["detail"])
+    # a name that only looks different is a new player; the first one is untouched
+    for name in ("bob", "adam", "\u0430\u0434\u0430"):  # Cyrillic "ада" reads "ада"
+        status, body = await create(client, name)
+        assert status == 201, (name, body)
+        assert body["name"] == name
+    me = await get(client, "/v1/players/me", headers=auth(ada))
+    assert me["name"] == "ada"
+
+
+# (a player's name, a name that looks like it as written): a capital that looks like
+# another letter, runs of spaces, a mark under a letter
+LOOKALIKES_AS_WRITTEN = [
+    ("lan", "Ian"), ("Bill", "BiII"), ("Wil", "WiI"), ("AdaLovelace", "AdaLoveIace"),
+    ("Oscar", "0scar"), ("Ada Lovelace", "Ada  Lovelace"),
+    ("Ada Lovelace", "Ada Lovelacẹ"),
+]
+
+
+async def test_a_name_that_looks_like_a_players_as_written_is_taken(
+    client: TestClient,
+) -> None:
+    for first, second in LOOKALIKES_AS_WRITTEN:
+        for taken, lookalike in ((first, second), (second, first)):
+            status, body = await create(client, taken)
+            assert status == 201, body
+            status, problem = await create(client, lookalike)
+            assert status == 409 and str(problem["type"]).endswith("/name-taken"), (
+                taken, lookalike, problem)
+            await client.app[BACKEND_KEY].store.pool.execute(
+                "DELETE FROM device_tokens; DELETE FROM players")
+    # names that differ where a reader sees it are two players
+    for name in ("lan", "ian", "Jan"):
+        status, body = await create(client, name)
+        assert status == 201, body
+
+
+async def test_marks_stacked_on_a_letter_are_400(client: TestClient) -> None:
+    status, problem = await create(client, "Zá̂̃̄lgo")
+    assert status == 400 and "marks" in str(problem["detail"]), problem
+    status, body = await create(client, "Việt Nam")  # two marks on one letter
+    assert status == 201, body
+
+
+async def test_invisible_characters_are_400(client: TestClient) -> None:
+    for what, name in INVISIBLE.items():
+        status, problem = await create(client, name)
+        assert status == 400, (what, problem)
+        assert str(problem["type"]).endswith("/validation"), (what, problem)
+        assert "invisible characters" in str(problem["detail"]), (what, problem)
+    # none of them made a player: the name is still free
+    await new_player(client, "ada")
+
+
+async def test_lookalike_names_created_at_once_make_one_player(db_url: str) -> None:
+    names = ["ada", "ADA", "\u0430da", "\uff41\uff44\uff41", "Ada", "aDa", "adA", "AdA"]
+    async with instance(db_url) as a, instance(db_url) as b:
+        answers = await asyncio.gather(
+            *(create(a if i % 2 else b, name) for i, name in enumerate(names))
+        )
+    statuses = sorted(status for status, _ in answers)
+    assert statuses == [201] + [409] * (len(names) - 1), answers
+    conn = await asyncpg.connect(db_url)
+    try:
+        assert await conn.fetchval("SELECT count(*) FROM players") == 1
+    finally:
+        await conn.close()
+
+
+async def test_players_older_than_the_rule_keep_their_names(db_url: str) -> None:
+    """Migration 0008 gives existing players their keys; of existing lookalikes the
+    oldest holds the key (so new lookalikes are refused) and the others keep their
+    names and tokens."""
+    from alembic import command
+
+    from service.database.migrate import alembic_config
+    from service.players.accounts import hash_token
+
+    config = alembic_config(db_url)
+    await asyncio.to_thread(command.downgrade, config, "0007")
+    t0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+    old = {"ADA": t0 + timedelta(minutes=1), "ada": t0, "bob": t0 + timedelta(minutes=2)}
+    ids = {name: uuid.uuid4() for name in old}
+    conn = await asyncpg.connect(db_url)
+    try:
+        for name, created in old.items():
+            await conn.execute(
+                "INSERT INTO players (id, name, created_at) VALUES ($1, $2, $3)",
+                ids[name], name, created,
+            )
+            await conn.execute(
+                "INSERT INTO device_tokens (id, player_id, token_hash, device)"
+                " VALUES (gen_random_uuid(), $1, $2, 'phone')",
+                ids[name], hash_token(f"token-of-{name}"),
+            )
+        await asyncio.to_thread(command.upgrade, config, "head")
+        keys = dict(await conn.fetch("SELECT name, name_key FROM players"))
+        assert keys == {"ada": "ada", "ADA": None, "bob": "bob"}
+        shapes = dict(await conn.fetch("SELECT name, shape_key FROM players"))
+        assert shapes == {"ada": "ada", "ADA": None, "bob": "bob"}
+    finally:
+        await conn.close()
+    async with instance(db_url) as client:
+        younger = await get(client, "/v1/players/me",
+                            headers={"Authorization": "Bearer token-of-ADA"})
+        assert younger["name"] == "ADA"
+        for name in ("\u0430da", "BOB"):
+            status, problem = await create(client, name)
+            assert status == 409 and str(problem["type"]).endswith("/name-taken"), problem

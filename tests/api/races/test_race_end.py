@@ -1,0 +1,69 @@
+"""A race over is over for good: no write lands in its games after it ended, however it
+ended (every game over, a blocked one included, or its time up)."""
+
+from __future__ import annotations
+
+from aiohttp.test_utils import TestClient
+
+from engine import Move
+
+from ..helpers import new_player
+from .helpers import call, new_race, until
+
+# Beleaguered Castle deal 2 is blocked after these three moves (autoplay on)
+BLOCKING = [Move("t5", "t3"), Move("t5", "t7"), Move("t2", "t5")]
+
+
+async def test_a_race_ended_by_a_blocked_game_takes_no_undo_after(client: TestClient) -> None:
+    ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+    race = await new_race(client, ada, variant="beleaguered_castle", deal=2, max_players=2)
+    rid = race["id"]
+    await call(client, "POST", f"/v1/races/{rid}/join", bob)
+    await until(race["starts_at"], 0.01)
+    running = await call(client, "GET", f"/v1/races/{rid}")
+    games = {p["player"]["name"]: p["game_id"] for p in running["players"]}
+    await call(client, "POST", f"/v1/games/{games['bob']}/abandon", bob, {}, 201)
+    blocked = await call(client, "POST", f"/v1/games/{games['ada']}/moves", ada,
+                         {"moves": [m.to_dict() for m in BLOCKING]}, 201)
+    assert blocked["game"]["status"] == "blocked" and blocked["game"]["can_undo"]
+    over = await call(client, "GET", f"/v1/races/{rid}")
+    assert over["status"] == "over"
+    ranking = [(p["player"]["name"], p["rank"], p["status"]) for p in over["players"]]
+
+    # ada's blocked game could be revived by an undo in a game of her own: not in a race
+    # that her block ended, whose ranking stands
+    refused = await call(client, "POST", f"/v1/games/{games['ada']}/undo", ada, {}, 409)
+    assert refused["type"].endswith("/race-over")
+    assert "ended" in refused["detail"]
+    game = await call(client, "GET", f"/v1/games/{games['ada']}")
+    assert game["status"] == "blocked" and game["version"] == blocked["game"]["version"]
+    after = await call(client, "GET", f"/v1/races/{rid}")
+    assert [(p["player"]["name"], p["rank"], p["status"]) for p in after["players"]] == ranking
+
+
+async def test_no_analysis_of_the_races_deal_while_its_player_races(
+    client: TestClient,
+) -> None:
+    ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+    race = await new_race(client, ada, deal=617, max_players=2)
+    rid = race["id"]
+    await call(client, "POST", f"/v1/races/{rid}/join", bob)
+    await until(race["starts_at"], 0.01)
+    running = await call(client, "GET", f"/v1/races/{rid}")
+    games = {p["player"]["name"]: p["game_id"] for p in running["players"]}
+    # a game of her own on the race's deal, played and given up: its analysis would say
+    # which positions of the deal can still be won
+    side = await call(client, "POST", "/v1/games", ada, {"variant": "freecell", "deal": 617},
+                      201)
+    await call(client, "POST", f"/v1/games/{side['id']}/moves", ada,
+               {"from": "t1", "to": "c"}, 201)
+    await call(client, "POST", f"/v1/games/{side['id']}/abandon", ada, {}, 201)
+    refused = await call(client, "GET", f"/v1/games/{side['id']}/analysis", status=403)
+    assert rid in refused["detail"]
+    await call(client, "POST", f"/v1/games/{games['bob']}/abandon", bob, {}, 201)
+    await call(client, "GET", f"/v1/games/{games['bob']}/analysis", status=403)
+    # once the race is over, both are analysed
+    await call(client, "POST", f"/v1/games/{games['ada']}/abandon", ada, {}, 201)
+    assert (await call(client, "GET", f"/v1/races/{rid}"))["status"] == "over"
+    for gid in (side["id"], games["bob"]):
+        assert "verdicts" in await call(client, "GET", f"/v1/games/{gid}/analysis")

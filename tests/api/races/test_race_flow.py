@@ -1,0 +1,96 @@
+"""Races (API.md, "Races"): the deal hidden before the start, games at starts_at with their
+clock from it, hints refused, progress in the transaction of each move, ranks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from ..helpers import auth, new_player, shortest
+from .helpers import (
+    call,
+    give_up_with_a_card_up,
+    new_race,
+    race_events,
+    race_from_creation_to_ranking,
+    until,
+)
+
+
+async def test_a_race_from_creation_to_ranking(client: TestClient) -> None:
+    await race_from_creation_to_ranking(client)
+
+
+async def test_a_random_race_and_the_refusals(client: TestClient) -> None:
+    ada = await new_player(client)
+    r = await client.post("/v1/races", json={"variant": "freecell", "starts_in_s": 2},
+                          headers=auth(ada))
+    assert r.status == 400
+    await call(client, "GET", "/v1/races/not-a-race", status=404)
+    await call(client, "GET", "/v1/races/00000000-0000-0000-0000-000000000000", status=404)
+    race = await new_race(client, ada)
+    await until(race["starts_at"], 0.01)
+    running = await call(client, "GET", f"/v1/races/{race['id']}")
+    assert running["status"] == "running" and isinstance(running["deal"], int)
+
+
+async def test_a_races_events_as_json_are_what_its_stream_sends_page_by_page(
+    client: TestClient,
+) -> None:
+    deal, line = shortest("freecell")
+    ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+    race = await new_race(client, ada, deal=deal, autoplay=False, max_players=2)
+    rid = race["id"]
+    url = f"/v1/races/{rid}/events"
+    await call(client, "POST", f"/v1/races/{rid}/join", bob)
+    opening = await call(client, "GET", url)
+    assert [e["type"] for e in opening["events"]] == ["RaceCreated", "PlayerJoined",
+                                                      "PlayerJoined"]
+    assert opening["next"] is None
+    await until(race["starts_at"], 0.01)
+    # the race is started before the answer, as GET /v1/races/{id} does
+    started = await call(client, "GET", f"{url}?after=3")
+    assert [e["type"] for e in started["events"]] == ["RaceStarted"]
+    games = {p["player"]: p["game_id"] for p in started["events"][0]["data"]["players"]}
+    await give_up_with_a_card_up(client, client, bob, games[bob["id"]], line)
+
+    # a tag that changes with the race's version: 304 until then
+    r = await client.get(url)
+    tag = r.headers["ETag"]
+    assert r.status == 200 and tag
+    r = await client.get(url, headers={"If-None-Match": tag})
+    assert r.status == 304 and r.headers["ETag"] == tag
+    await call(client, "POST", f"/v1/games/{games[ada['id']]}/moves", ada,
+               {"moves": [m.to_dict() for m in line]}, 201)
+    r = await client.get(url, headers={"If-None-Match": tag})
+    assert r.status == 200 and r.headers["ETag"] != tag
+    whole = await r.json()
+
+    streamed = await race_events(client, rid, until_type="RaceEnded")
+    assert whole == {"events": streamed, "next": None}
+    kinds = [e["type"] for e in whole["events"]]
+    assert kinds[-3:] == ["Progress", "PlayerFinished", "RaceEnded"]
+    # pages of 3: the same events; `next`, the last seq of a page, null on the last
+    pages: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = await call(client, "GET", f"{url}?after={after}&limit=3")
+        assert 1 <= len(page["events"]) <= 3
+        pages += page["events"]
+        if page["next"] is None:
+            break
+        assert page["next"] == page["events"][-1]["seq"] and len(page["events"]) == 3
+        after = page["next"]
+    assert pages == whole["events"]
+    assert await call(client, "GET", f"{url}?after={len(kinds) - 2}&limit=1") == {
+        "events": whole["events"][-2:-1], "next": len(kinds) - 1}
+    assert await call(client, "GET", f"{url}?after={len(kinds)}") == {"events": [],
+                                                                       "next": None}
+    assert await call(client, "GET", f"{url}?limit=5000") == whole  # taken as 1000
+    for bad in ("after=-1", "limit=0", "after=x"):
+        await call(client, "GET", f"{url}?{bad}", status=400)
+    unknown = "/v1/races/00000000-0000-0000-0000-000000000000/events"
+    await call(client, "GET", unknown, status=404)
+    await call(client, "GET", f"{unknown}?after=5", status=404)
+    await call(client, "GET", "/v1/races/not-a-race/events", status=404)

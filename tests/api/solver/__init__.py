@@ -1,0 +1,1 @@
+"""The solver through the API: hints, analysis, solvable and daily deals, fair shares."""

@@ -1,0 +1,1 @@
+"""Boards and players' records against a real PostgreSQL, through service/boards."""
