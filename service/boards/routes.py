@@ -7,7 +7,7 @@ from aiohttp import web
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
 from service.base.requests import int_query
-from service.base.responses import json_response, not_modified, tagged_response
+from service.base.responses import json_response, not_modified_from_memory, tagged_response
 from service.boards import board as boards
 from service.boards import friends, known, records, times
 from service.deals.numbers import check_deal_number, deal_in_path
@@ -57,7 +57,9 @@ async def board(request: web.Request) -> web.Response:
         variant = check_deal_number(variant, deal)
         key = (variant, deal, kind, limit, cursor)
         tag = known.known_tag(backend, key, variant, deal) if request.if_none_match else None
-        if tag is not None and (unchanged := not_modified(request, tag)) is not None:
+        if tag is not None and (unchanged := await not_modified_from_memory(
+            request, tag, lambda: known.known_tag(backend, key, variant, deal)
+        )) is not None:  # fmt: skip
             return unchanged
         before = known.seen(backend, variant, deal)
         response = tagged_response(

@@ -9,7 +9,13 @@ from aiohttp import web
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
 from service.base.requests import game_id, idempotency, int_query, parse_body, read_object
-from service.base.responses import json_response, not_modified, tagged_response, written
+from service.base.responses import (
+    json_response,
+    not_modified,
+    not_modified_from_memory,
+    tagged_response,
+    written,
+)
 from service.deals import numbers as deals
 from service.games import commands, queries
 from service.games.answers import Answer
@@ -45,20 +51,26 @@ async def create_game(request: web.Request) -> web.Response:
     return written(request, answer.body, answer.status)
 
 
-def _unchanged(request: web.Request, gid: Any, suffix: str = "") -> web.Response | None:
+async def _unchanged(request: web.Request, gid: Any, suffix: str = "") -> web.Response | None:
     """A 304 from memory, with no round trip to the log, when the request's tag is the
-    game's version that memory knows to be current (queries.known_version); else None.
-    (A won game's view is tagged with its standing too, which memory does not know: its
-    tag never matches here.)"""
+    game's version that memory knows to be current (queries.known_version) and still does
+    a moment later (responses.not_modified_from_memory); else None. (A won game's view is
+    tagged with its standing too, which memory does not know: its tag never matches.)"""
     if not request.if_none_match:
         return None
-    version = queries.known_version(request.app[BACKEND_KEY], gid)
-    return None if version is None else not_modified(request, f"{gid}.{version}{suffix}")
+    backend = request.app[BACKEND_KEY]
+
+    def known() -> str | None:
+        version = queries.known_version(backend, gid)
+        return None if version is None else f"{gid}.{version}{suffix}"
+
+    tag = known()
+    return None if tag is None else await not_modified_from_memory(request, tag, known)
 
 
 async def get_game(request: web.Request) -> web.Response:
     gid = game_id(request)
-    if (unchanged := _unchanged(request, gid)) is not None:
+    if (unchanged := await _unchanged(request, gid)) is not None:
         return unchanged
     game = await queries.get_game(request.app[BACKEND_KEY], gid)
     return tagged_response(request, game, queries.view_tag(game))
@@ -108,7 +120,7 @@ async def _simple(request: web.Request, command: str) -> web.Response:
 
 async def legal_moves(request: web.Request) -> web.Response:
     gid = game_id(request)
-    if (unchanged := _unchanged(request, gid, ".legal")) is not None:
+    if (unchanged := await _unchanged(request, gid, ".legal")) is not None:
         return unchanged
     moves = await queries.legal_moves(request.app[BACKEND_KEY], gid)
     return tagged_response(request, moves, f"{gid}.{moves['version']}.legal")
@@ -139,7 +151,8 @@ async def events(request: web.Request) -> web.Response:
             if full is not None:
                 return full
         # a page that ends at the game's current version, which memory may know
-        if (unchanged := _unchanged(request, gid, queries.events_suffix(after, size))) is not None:
+        suffix = queries.events_suffix(after, size)
+        if (unchanged := await _unchanged(request, gid, suffix)) is not None:
             return unchanged
     page = await queries.read_events(request.app[BACKEND_KEY], gid, after, limit)
     return tagged_response(request, page, queries.page_tag(gid, after, size, page))

@@ -12,15 +12,15 @@ PostgreSQL commits notifying transactions one at a time, which group commit make
 commit a batch of writes. A publisher task sends, as ONE NOTIFY every few milliseconds,
 'race <race id>' for every race whose log the instance grew, which wakes the other
 instances' readers of that race's stream (service/races/feeds.py); the race readers read
-only when woken, and the hub's sweep covers theirs too. A token's sign-out sends 'token <hash>' in
-its own transaction (service/players/accounts.py), and through the broker before its
-answer. The events themselves
-are always read from the log. Each instance has ONE dedicated connection that LISTENs (not
-one per socket, not from the pool); when it drops, it is opened again with backoff and
-every game with subscribers catches up from the log, so a lost notification delays an event
-and never loses it. With EVENTS_BROKER set, the same lines go through NATS instead, all
-of them from the publisher (at once after the commit: a few milliseconds later than
-through PostgreSQL for the others' memory).
+only when woken, and the hub's sweep covers theirs too. A token's sign-out sends 'token
+<hash>' in its own transaction (service/players/accounts.py), and its answer waits until
+this instance hears it back (service/live/echoes.py); through the broker, before its
+answer. The events themselves are always read from the log. Each instance has ONE
+dedicated connection that LISTENs (not one per socket, not from the pool); when it drops,
+it is opened again with backoff and every game with subscribers catches up from the log,
+so a lost notification delays an event and never loses it. With EVENTS_BROKER set, the
+same lines go through NATS instead, all of them from the publisher (at once after the
+commit: a few milliseconds later than through PostgreSQL for the others' memory).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from service.database.statements import (
     payloads,
 )
 from service.database.store import EventStore
+from service.live.echoes import GRACE, Echoes
 from service.live.feeds import Feeds
 from service.live.subscriptions import Subscription
 
@@ -107,6 +108,8 @@ class StreamHub(Feeds):
         self.listening = asyncio.Event()
         # counted for /metrics-style questions and for the tests, as the feeds' reads
         self.connects = 0  # successful LISTEN connections, reconnections included
+        # the sign-outs this instance heard, and the answers waiting to (echoes.py)
+        self.echoes = Echoes(self.listening.is_set)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -164,6 +167,7 @@ class StreamHub(Feeds):
                     log.warning("stream: unexpected notification %r", line)
                     continue
                 self.on_signed_out(digest)
+                self.echoes.heard(line)
                 continue
             if game == "race":  # 'race <race id>': a race's log grew
                 try:
@@ -213,10 +217,12 @@ class StreamHub(Feeds):
 
     async def token_signed_out(self, digest: bytes) -> None:
         """A token this instance signed out, committed: through PostgreSQL the sign-out's
-        statement told the others at its commit; through the broker they are told now,
-        before the answer (if the broker cannot take it, they trust their memory of the
-        token until their next check of it: players/accounts.py, LAST_USED_EVERY)."""
+        statement told the others at its commit, and the answer waits until this instance
+        hears it back (echoes.py); through the broker they are told now, before the answer
+        (if the broker cannot take it, they trust their memory of the token until their
+        next check of it: players/accounts.py, LAST_USED_EVERY)."""
         if not self.broker:
+            await self.echoes.told(f"{SIGNED_OUT} {digest.hex()}")
             return
         try:
             if self._nats is None or not self._nats.is_connected:
@@ -224,6 +230,7 @@ class StreamHub(Feeds):
             for payload in payloads(self.sender, [f"{SIGNED_OUT} {digest.hex()}"]):
                 await self._nats.publish(SUBJECT, payload.encode())
             await self._nats.flush(timeout=1)
+            await asyncio.sleep(GRACE)  # (the broker sends it on to the others meanwhile)
         except Exception as exc:
             log.warning("stream: could not tell the other instances of a sign-out: %s", exc)
 

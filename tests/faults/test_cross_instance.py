@@ -1,0 +1,90 @@
+"""Two service processes on one database: what a client is told by one holds on the other
+at once. A move answered by a (201): b's next answer to the replaced tag is the new game,
+never a 304; a token signed out on a (204): b refuses it next (401). Each answer of a
+waits until a hears its own NOTIFY back, which PostgreSQL delivers to every listener at
+the commit (service/live/echoes.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from .helpers import ServiceProcess
+
+TRIES = 300
+
+
+@pytest.fixture
+def two(db_url: str, tmp_path: Path) -> Iterator[tuple[ServiceProcess, ServiceProcess]]:
+    a = ServiceProcess(db_url, tmp_path / "a.log")
+    b = ServiceProcess(db_url, tmp_path / "b.log")
+    try:
+        a.start()
+        b.start()
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()
+
+
+async def call(s: aiohttp.ClientSession, method: str, url: str, status: int,
+               token: str | None = None, **kw: Any) -> Any:
+    headers = {**kw.pop("headers", {})}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    async with s.request(method, url, headers=headers, **kw) as r:
+        assert r.status == status, (method, url, r.status, await r.text())
+        return await r.json() if r.status not in (204, 304) else None
+
+
+async def test_a_move_answered_by_one_instance_holds_on_the_other_at_once(
+    two: tuple[ServiceProcess, ServiceProcess],
+) -> None:
+    a, b = two
+    await a.ready()
+    await b.ready()
+    async with aiohttp.ClientSession() as s:
+        ada = await call(s, "POST", f"{a.base}/v1/players", 201, json={"name": "ada"})
+        token = ada["token"]
+        game = await call(s, "POST", f"{a.base}/v1/games", 201, token,
+                          json={"variant": "freecell", "deal": 617, "autoplay": False})
+        url = f"/v1/games/{game['id']}"
+        await call(s, "POST", f"{a.base}{url}/moves", 201, token, json={"from": "t1", "to": "c1"})
+        stale = []
+        for n in range(TRIES):
+            async with s.get(b.base + url) as r:  # b reads the log: its memory is current
+                tag = r.headers["ETag"]
+            await call(s, "GET", b.base + url, 304, headers={"If-None-Match": tag})
+            source, target = ("c1", "c2") if n % 2 == 0 else ("c2", "c1")
+            await call(s, "POST", f"{a.base}{url}/moves", 201, token,
+                       json={"from": source, "to": target})
+            async with s.get(b.base + url, headers={"If-None-Match": tag}) as r:
+                if r.status == 304:
+                    stale.append(n)
+        assert stale == [], f"b answered 304 for the replaced version at tries {stale}"
+
+
+async def test_a_token_signed_out_on_one_instance_is_refused_by_the_other_next(
+    two: tuple[ServiceProcess, ServiceProcess],
+) -> None:
+    a, b = two
+    await a.ready()
+    await b.ready()
+    async with aiohttp.ClientSession() as s:
+        ada = await call(s, "POST", f"{a.base}/v1/players", 201, json={"name": "ada"})
+        accepted = []
+        for n in range(TRIES):
+            device = await call(s, "POST", f"{a.base}/v1/players/me/tokens", 201,
+                                ada["token"], json={"device": f"phone {n}"})
+            await call(s, "GET", f"{b.base}/v1/players/me", 200, device["token"])  # b keeps it
+            await call(s, "DELETE", f"{a.base}/v1/players/me/tokens/{device['id']}", 204,
+                       ada["token"])
+            async with s.get(f"{b.base}/v1/players/me",
+                             headers={"Authorization": f"Bearer {device['token']}"}) as r:
+                if r.status != 401:
+                    accepted.append((n, r.status))
+        assert accepted == [], f"b took a signed-out token: {accepted}"
