@@ -2,7 +2,9 @@
 
 - writes (every POST but player creation) per bearer token, and per client address;
 - player creations per client address;
-- open live streams (WebSockets) per client address, at one time.
+- open live streams (WebSockets) per client address, at one time;
+- events read from logs' pages (a game's or a race's `/events`) per client address, each
+  page charged the events it may send (its `limit`, 1,000 at most).
 
 A refused request is a 429 problem+json with `Retry-After` (whole seconds), before its body
 is read or its token looked up. The buckets live in a block of memory that the WORKERS
@@ -32,6 +34,7 @@ from aiohttp import web
 
 from service.base import shm
 from service.base.errors import TooManyRequests
+from service.base.requests import EVENTS_PAGE
 from service.base.settings import Settings
 
 STREAM_RETRY_SECONDS = 5
@@ -74,9 +77,12 @@ class Slots:
         digest = hashlib.blake2b(f"{kind}\0{key}".encode(), digest_size=8).digest()
         return int.from_bytes(digest, "little") or 1
 
-    def take(self, kind: str, key: Hashable, capacity: float, rate: float, now: float) -> float:
-        """Take one token from `key`'s bucket (of `kind`): 0.0 when there was one, else the
-        seconds until there will be."""
+    def take(
+        self, kind: str, key: Hashable, capacity: float, rate: float, now: float,
+        cost: float = 1.0,
+    ) -> float:
+        """Take `cost` tokens from `key`'s bucket (of `kind`): 0.0 when there were as
+        many, else the seconds until there will be."""
         fp = self.fingerprint(kind, key)
         lock = self.lock
         # a worker killed inside this section must not stop the others: past the timeout
@@ -88,11 +94,11 @@ class Slots:
                 tokens = capacity
             else:
                 tokens = min(capacity, found[0] + (now - found[1]) * rate)
-            if tokens >= 1.0:
-                tokens -= 1.0
+            if tokens >= cost:
+                tokens -= cost
                 wait = 0.0
             else:
-                wait = (1.0 - tokens) / rate
+                wait = (cost - tokens) / rate
             self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, tokens, now,
                                 now + (capacity - tokens) / rate)  # fmt: skip
             return wait
@@ -184,18 +190,21 @@ class TokenBuckets:
         self.slots = slots if slots is not None else Slots.private()
         self.kind = kind
 
-    def take(self, key: Hashable) -> float:
-        """Take one token: 0.0 when there was one, else the seconds until there will be."""
-        return self.slots.take(self.kind, key, self.capacity, self.rate, self.clock())
+    def take(self, key: Hashable, cost: float = 1.0) -> float:
+        """Take `cost` tokens (at most the bucket's capacity): 0.0 when there were as many,
+        else the seconds until there will be."""
+        cost = min(cost, self.capacity)
+        return self.slots.take(self.kind, key, self.capacity, self.rate, self.clock(), cost)
 
 
 def _retry_after(seconds: float) -> int:
     return max(1, math.ceil(seconds))
 
 
-def charge(buckets: TokenBuckets, key: Hashable, what: str) -> None:
-    """Take one of `key`'s tokens: 429 (TooManyRequests, with Retry-After) when none is left."""
-    wait = buckets.take(key)
+def charge(buckets: TokenBuckets, key: Hashable, what: str, cost: float = 1.0) -> None:
+    """Take `cost` of `key`'s tokens: 429 (TooManyRequests, with Retry-After) when there
+    are not as many left."""
+    wait = buckets.take(key, cost)
     if wait > 0:
         seconds = _retry_after(wait)
         raise TooManyRequests(
@@ -213,6 +222,15 @@ def _token(request: web.Request) -> str | None:
 
 def _is_stream(request: web.Request) -> bool:
     return request.method == "GET" and request.path.endswith("/stream")
+
+
+def _events_asked(request: web.Request) -> int:
+    """The events a read of a log's page may send (a game's or a race's `/events`): its
+    `limit`, a page (EVENTS_PAGE) at most and by default; 0 for any other request."""
+    if request.method not in ("GET", "HEAD") or not request.path.endswith("/events"):
+        return 0
+    raw = request.query.get("limit", "")
+    return min(int(raw), EVENTS_PAGE) if raw.isdigit() and int(raw) > 0 else EVENTS_PAGE
 
 
 class RateLimiter:
@@ -235,6 +253,7 @@ class RateLimiter:
         self.players_per_address = buckets(settings.rate_players_per_minute, "players/address")
         self.streams_per_address = max(1, settings.rate_streams_per_address)
         self.searches = buckets(settings.rate_searches_per_minute, "searches")
+        self.events_per_address = buckets(settings.rate_events_per_minute, "events/address")
         self.settings = settings
         self._streams: dict[str, int] = {}
 
@@ -264,6 +283,8 @@ class RateLimiter:
                     self._check(self.writes_per_token, token, "writes with this token")
         elif _is_stream(request):
             return await self._stream(request, handler, address)
+        elif events := _events_asked(request):  # a page of a log costs its length
+            charge(self.events_per_address, address, "events read from your address", events)
         return await handler(request)  # type: ignore[no-any-return]
 
     async def _stream(self, request: web.Request, handler: Any, address: str) -> web.StreamResponse:

@@ -11,7 +11,7 @@ import re
 import unicodedata
 import uuid
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 import orjson
 from aiohttp import web
@@ -26,6 +26,8 @@ from pydantic import (
 )
 
 from service.base.errors import BadRequest, NotFound
+
+EVENTS_PAGE: Final = 1000  # the most events one answer of a log's /events carries
 
 M = TypeVar("M", bound=BaseModel)
 

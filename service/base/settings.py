@@ -65,6 +65,8 @@ class Settings(BaseSettings):
     # (against both), analyses (against the address); a hint read off its game's record,
     # or whose position is known or being searched already, costs nothing
     rate_searches_per_minute: int = 60
+    # events of logs' pages read per client address (each page charged its `limit`)
+    rate_events_per_minute: int = 600_000
     # a win whose median time between the player's own moves is shorter than this (in
     # milliseconds) is "verified": false and stays off the default boards; 0 switches off
     min_median_move_ms: int = Field(default=200, ge=0)

@@ -11,9 +11,10 @@ from typing import Any
 from engine.status import WON
 from service.base.backend import Backend
 from service.base.errors import NotFound
+from service.base.requests import EVENTS_PAGE
 from service.boards.times import standing
 from service.games import positions
-from service.games.views import EVENTS_PAGE, event_view, game_view, move_view
+from service.games.views import event_view, game_view, move_view
 
 
 def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:

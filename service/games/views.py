@@ -12,8 +12,6 @@ from service.database.store import StoredEvent
 from service.games.live import LiveGame
 from service.games.times import whole_ms
 
-EVENTS_PAGE: Final = 1000  # the most events one answer of /events carries
-
 # What the log keeps for the service alone: a hint's whole winning line (HintGiven's
 # "line"), so that the next hint along it is a lookup on any instance. Shown to nobody:
 # a line read off one game's log would play any other game of the deal.

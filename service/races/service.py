@@ -22,9 +22,10 @@ from typing import Any, Final
 from engine import Game
 from service.base.backend import Backend
 from service.base.errors import Conflict, NotFound, RaceOver
+from service.base.requests import EVENTS_PAGE
 from service.database.store import StoredEvent
 from service.deals.numbers import check_deal, random_deal
-from service.games.views import EVENTS_PAGE, event_view
+from service.games.views import event_view
 from service.players.accounts import Player
 
 RACE_COLUMNS: Final = (

@@ -125,7 +125,7 @@ async def test_player_creations_per_address(db_url: str) -> None:
         body = await too_many(r)
         assert r.headers["Retry-After"] == "20"  # 3 a minute: the next in 20 s
         assert "new players" in str(body["detail"])
-        # reads are not limited
+        # reads (but logs' pages) are not limited
         for _ in range(10):
             assert (await c.get("/healthz")).status == 200
 
@@ -153,6 +153,23 @@ async def test_writes_per_token_and_per_address(db_url: str) -> None:
         body = await too_many(r)
         assert "your address" in str(body["detail"])
         assert int(r.headers["Retry-After"]) >= 1
+
+
+async def test_pages_of_a_log_cost_their_length_per_address(db_url: str) -> None:
+    """60 a minute, a page charged its `limit` (1,000 by default and at most): a small
+    page after a full one, not another full one."""
+    async with limited(db_url, rate_events_per_minute=1060) as c:
+        ada = await new_player(c)
+        game = await new_game(c, ada, deal=5, autoplay=False)
+        url = f"/v1/games/{game['id']}/events"
+        assert (await c.get(url)).status == 200  # 1,000 of the 1,060
+        assert (await c.get(f"{url}?limit=50")).status == 200
+        body = await too_many(await c.get(f"{url}?limit=5000"))  # counted as 1,000
+        assert "events read" in str(body["detail"])
+        assert (await c.get(f"{url}?limit=10")).status == 200
+        # the rest is not charged: the game itself, its legal moves
+        for _ in range(5):
+            assert (await c.get(f"/v1/games/{game['id']}")).status == 200
 
 
 async def test_rate_limits_off_lets_a_load_test_through(db_url: str) -> None:
