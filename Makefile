@@ -17,7 +17,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-run: $(STAMP)
+# Freecell Solver's library (solver-lib) makes hints fast and exact in three of the games:
+# installed when missing and we are root, else the engine's own solver answers
+run: $(STAMP) solver-lib
 	$(PY) -m service run
 
 test: $(STAMP) solver-lib pgbouncer
