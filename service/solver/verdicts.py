@@ -31,9 +31,9 @@ T = TypeVar("T")
 
 ANSWER_SLACK = 0.4  # seconds past its budget a request waits for a search at most
 PER_OWNER = 2  # searches one player (or address) may have waiting or running at once
-# an unknown verdict is searched again, deeper, when asked again: up to this many times
-# the budget (Solver._deeper)
-DEEPEST = 8
+# an unknown verdict is searched again, deeper, when asked again and a worker is idle: up
+# to this many times the budget (Solver._deeper)
+DEEPEST = 4
 # of which background searches (a new game's opening) may take this many: the owner's
 # other place stays free for a hint
 PREFETCH_PER_OWNER = PER_OWNER - 1
@@ -165,11 +165,14 @@ class Solver(VerdictCache):
     def _deeper(self, entry: Entry, budget: float) -> float | None:
         """The budget of the next search of a position whose cached verdict is unknown:
         twice the last one's, while that is at most DEEPEST times ``budget``; None when
-        the verdict is known, or the searches went as deep as that. So asking again about
-        a position that a search did not settle is not answered "unknown" for good: each
+        the verdict is known, the searches went as deep as that, or no worker is idle (a
+        deeper search takes only what nobody else asks for). So asking again about a
+        position that a search did not settle is not answered "unknown" for good: each
         ask starts a deeper search, which goes on past the answer and is cached for the
         next."""
         if entry.verdict != UNKNOWN or 2 * entry.budget > DEEPEST * budget * 1.001:
+            return None
+        if len(self._running) >= self.workers:
             return None
         return 2 * entry.budget
 
