@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import asyncpg
-from bench.inprocess.leaderboard_bench import seed
 
+from bench.inprocess.leaderboard_bench import seed
 from service.base.backend import Backend, GameCache
 from service.boards import board as leaderboards
 from service.boards import cursors, records
