@@ -34,9 +34,16 @@ def run_migrations_offline() -> None:
         context.run_migrations()
 
 
+# the key of the advisory lock that migrations hold, in their one transaction: instances
+# started at once on one database migrate one after the other (the later ones find the
+# schema at head and do nothing), not side by side (one died on alembic_version's creation)
+MIGRATION_LOCK = 0x50_4C_41_59  # "PLAY"
+
+
 def _run(connection: Connection) -> None:
     context.configure(connection=connection, target_metadata=target_metadata)
     with context.begin_transaction():
+        connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         context.run_migrations()
 
 

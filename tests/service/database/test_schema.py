@@ -147,3 +147,38 @@ async def test_the_stats_migration_counts_the_games_recorded_before(db_url: str)
         "streak": 0, "best_streak": 3, "best_ms": 3_000,
     }  # fmt: skip
     assert [(b["bin"], b["wins"]) for b in bins] == [(second, 1) for second in range(3, 10)]
+
+
+async def test_instances_started_at_once_migrate_one_after_the_other(
+    pg_server_url: str,
+) -> None:
+    """Four processes migrate one empty database at once (instances started together):
+    each waits for the one before (an advisory lock in their transaction, migrations/env.py)
+    and all end at head; side by side, the later ones died creating alembic_version."""
+    import subprocess
+    import sys
+
+    from service.database.embedded import with_database
+
+    name = f"at_once_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(pg_server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        url = with_database(pg_server_url, name)
+        code = "import sys; from service.database.migrate import upgrade; upgrade(sys.argv[1])"
+        migrating = [
+            await asyncio.create_subprocess_exec(
+                sys.executable, "-c", code, url, stderr=subprocess.PIPE
+            )
+            for _ in range(4)
+        ]
+        ended = [await p.communicate() for p in migrating]
+        assert [p.returncode for p in migrating] == [0] * 4, [err[-500:] for _, err in ended]
+        conn = await asyncpg.connect(url)
+        try:
+            assert await conn.fetchval("SELECT count(*) FROM alembic_version") == 1
+        finally:
+            await conn.close()
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
