@@ -4,7 +4,8 @@
 - player creations per client address;
 - open live streams (WebSockets) per client address, at one time;
 - events read from logs' pages (a game's or a race's `/events`) per client address, each
-  page charged the events it may send (its `limit`, 1,000 at most).
+  page charged the events it may send (its `limit`, 1,000 at most); a game's live stream
+  is charged the stored events it sends (service/live/routes.py).
 
 A refused request is a 429 problem+json with `Retry-After` (whole seconds), before its body
 is read or its token looked up. The buckets live in a block of memory that the WORKERS
@@ -21,6 +22,7 @@ players' accounts rather than the service's capacity: guesses of link codes
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import math
 import mmap
@@ -270,6 +272,18 @@ class RateLimiter:
     def _check(self, buckets: TokenBuckets, key: Hashable, what: str) -> None:
         charge(buckets, key, what)
 
+    def read_events(self, address: str, events: int) -> None:
+        """Charge `events` read from logs to `address` (a page, a stream's first page):
+        429 past the rate."""
+        if events > 0:
+            charge(self.events_per_address, address, "events read from your address", events)
+
+    async def pace_events(self, address: str, events: int) -> None:
+        """Wait until `address` may read `events` more (a stream's next page of its
+        stored events: slowed to the rate, not refused)."""
+        while events > 0 and (wait := self.events_per_address.take(address, events)) > 0:
+            await asyncio.sleep(wait)
+
     @web.middleware
     async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
         address = request.remote or "-"
@@ -284,7 +298,7 @@ class RateLimiter:
         elif _is_stream(request):
             return await self._stream(request, handler, address)
         elif events := _events_asked(request):  # a page of a log costs its length
-            charge(self.events_per_address, address, "events read from your address", events)
+            self.read_events(address, events)
         return await handler(request)  # type: ignore[no-any-return]
 
     async def _stream(self, request: web.Request, handler: Any, address: str) -> web.StreamResponse:

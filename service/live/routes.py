@@ -12,13 +12,13 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import orjson
 from aiohttp import web
 
 from service.base.errors import BadRequest, NotFound
-from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
+from service.base.keys import BACKEND_KEY, LIMITS_KEY, METRICS_KEY, SETTINGS_KEY
 from service.base.requests import game_id, int_query
 from service.database.store import EventStore, StoredEvent
 from service.live.hub import HUB_KEY, STREAMS_KEY
@@ -57,14 +57,25 @@ async def stream(request: web.Request) -> web.StreamResponse:
     # and the sender drops the second copy
     sub = hub.subscribe(gid, after)
     streams[ws] = sub  # from here on, a shutdown ends this stream too
+    limiter = request.app.get(LIMITS_KEY)
+    address = request.remote or "-"
     try:
         backlog = await store.read_events(gid, after, BACKLOG_PAGE)
         if not backlog and gid not in await store.versions([gid]):
             raise NotFound(f"there is no game with id {gid}")
+        # the stored events a stream sends cost what a page of /events does: the first page
+        # past the address's rate is a 429 (before the upgrade), the next ones wait for it
+        if limiter is not None:
+            limiter.read_events(address, len(backlog))
         await ws.prepare(request)
         _small_buffers(request)
         sub.direct = _direct_writer(request, ws)
-        await _serve(request, ws, sub, store, backlog)
+
+        async def pace(events: int) -> None:
+            if limiter is not None:
+                await limiter.pace_events(address, events)
+
+        await _serve(request, ws, sub, store, backlog, pace)
     finally:
         hub.unsubscribe(sub)
         streams.pop(ws, None)
@@ -77,11 +88,12 @@ async def _serve(
     sub: Subscription,
     store: EventStore,
     backlog: list[StoredEvent],
+    pace: Callable[[int], Awaitable[None]],
 ) -> None:
     """Send until the client leaves or the subscription ends (then say goodbye)."""
     gauge = request.app[METRICS_KEY].subscribers
     gauge.inc()
-    sending = asyncio.create_task(_send(ws, sub, store, backlog))
+    sending = asyncio.create_task(_send(ws, sub, store, backlog, pace))
     reading = asyncio.create_task(_read_until_closed(ws))
     ending = asyncio.create_task(sub.ended.wait())
     tasks = (sending, reading, ending)
@@ -139,16 +151,18 @@ def _direct_writer(request: web.Request, ws: web.WebSocketResponse) -> Callable[
 
 
 async def _send(
-    ws: web.WebSocketResponse, sub: Subscription, store: EventStore, backlog: list[StoredEvent]
+    ws: web.WebSocketResponse, sub: Subscription, store: EventStore,
+    backlog: list[StoredEvent], pace: Callable[[int], Awaitable[None]],
 ) -> None:
-    """The stored events, a page at a time, then every batch the hub delivers, without
-    what was sent."""
+    """The stored events, a page at a time (each after the address's rate allows it:
+    `pace`), then every batch the hub delivers, without what was sent."""
     page = backlog
     while True:
         await _send_items(ws, sub, [event_message(e) for e in page])
         if len(page) < BACKLOG_PAGE:
             break
         page = await store.read_events(sub.game_id, sub.last, BACKLOG_PAGE)
+        await pace(len(page))
     while batch := await sub.take():
         fresh = [item for item in batch if item[0] > sub.last]
         if not fresh:

@@ -172,6 +172,30 @@ async def test_pages_of_a_log_cost_their_length_per_address(db_url: str) -> None
             assert (await c.get(f"/v1/games/{game['id']}")).status == 200
 
 
+async def test_a_streams_stored_events_cost_as_pages_do(db_url: str) -> None:
+    """A game's stream sends its stored events a page at a time, each charged to the
+    address: its first page past the rate is a 429 before the upgrade."""
+    async with limited(db_url, rate_events_per_minute=1500) as c:
+        ada = await new_player(c)
+        game = await new_game(c, ada, deal=5, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+        await c.post(f"{url}/moves", json={"from": "t1", "to": "c1"}, headers=auth(ada))
+        for _ in range(3):  # 1,200 more events: cell to cell and back
+            moves = [{"from": "c1", "to": "c2"}, {"from": "c2", "to": "c1"}] * 200
+            r = await c.post(f"{url}/moves", json={"moves": moves}, headers=auth(ada))
+            assert r.status == 201, await r.text()
+        seen = 0
+        async with c.ws_connect(f"{url}/stream?after=0") as ws:  # 1,000 then 202 events
+            while seen < 1202:
+                message = await ws.receive_json(timeout=5)
+                seen = message["seq"]
+        r = await c.get(f"{url}/stream?after=0", headers={
+            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
+        body = await too_many(r)
+        assert "events read" in str(body["detail"])
+
+
 async def test_rate_limits_off_lets_a_load_test_through(db_url: str) -> None:
     settings = make_settings(db_url, rate_limits="off", rate_players_per_minute=1,
                              rate_writes_per_minute=1, rate_address_writes_per_minute=1)
