@@ -51,8 +51,8 @@ def problem_body(status: int, detail: str, slug: str | None = None, title: str |
 
 
 # the slugs of aiohttp's own refusals (the others are the service's: base/errors.py)
-_HTTP_SLUGS: Final = {404: "not-found", 405: "method-not-allowed", 413: "too-large",
-                      415: "unsupported-media-type"}
+_HTTP_SLUGS: Final = {403: "forbidden", 404: "not-found", 405: "method-not-allowed",
+                      413: "too-large", 415: "unsupported-media-type"}
 
 
 def problem(status: int, detail: str, slug: str | None = None, title: str | None = None,

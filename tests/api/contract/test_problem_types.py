@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp.test_utils import TestClient
 
-from ..helpers import auth, new_player
+from ..helpers import auth, instance, new_player
 
 BASE = "https://open-solitaire.example/problems/"
 
@@ -45,3 +45,10 @@ async def test_a_move_that_names_no_card_nor_pile_says_so(client: TestClient) ->
         problem = await r.json()
         assert r.status == 400 and problem["type"].endswith("/validation"), problem
         assert says in problem["detail"], problem
+
+
+async def test_a_refused_preflight_is_forbidden(db_url: str) -> None:
+    async with instance(db_url, cors_origins="http://app.example") as client:
+        headers = {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}
+        assert await slug_of(client, "OPTIONS", "/v1/games", 403,
+                             headers=headers) == "forbidden"
