@@ -2,8 +2,9 @@
 because nobody sees them. The character data and the confusables are ICU's (PyICU).
 
 A name has two keys, and two names look alike when either is equal (`name_key`,
-`shape_key`). Both are made of the name with its runs of spaces as one space and its
-combining marks dropped (`Ada  Lovelace` and `Adà Lovelace` look like `Ada Lovelace`),
+`shape_key`). Both are made of the name without its spaces and its combining marks
+(`I an` with a thin space, `Ada  Lovelace` and `Adà Lovelace` look like `Ian` and
+`Ada Lovelace`),
 then its confusable skeleton (Unicode TS #39, section 4: Cyrillic `а` and Latin `a` share
 one):
 
@@ -54,9 +55,10 @@ class NameTaken(Conflict):
 
 
 def _plain(text: str) -> str:
-    """`text` with its runs of spaces as one space and its combining marks dropped."""
-    spaced = " ".join(text.split())
-    return "".join(ch for ch in _NFD.normalize(spaced) if not _MARK.contains(ch))
+    """`text` without its spaces (a thin or a hair space shows as next to nothing) and
+    its combining marks."""
+    joined = "".join(text.split())
+    return "".join(ch for ch in _NFD.normalize(joined) if not _MARK.contains(ch))
 
 
 def _skeleton(text: str) -> str:

@@ -3,8 +3,9 @@
 - `players.shape_key`: the skeleton of the name as written, case folded after
   (service/players/names.py), under a UNIQUE index: `Ian` no longer passes for `lan`, nor
   `0scar` for `Oscar`, which the key that folds case first (`name_key`) let through.
-- Both keys now take runs of spaces as one and drop combining marks (`Ada  Lovelace`,
-  `Adà Lovelace`), so `name_key` is computed anew for every player.
+- Both keys now drop spaces (a thin space shows as next to nothing) and combining marks
+  (`I an`, `Ada  Lovelace`, `Adà Lovelace`), so `name_key` is computed anew for every
+  player.
 
 As in 0008: existing players get their keys here, computed in Python with the service's
 own functions; where existing names look alike by a key, the oldest player (by

@@ -59,7 +59,8 @@ async def test_a_name_that_looks_like_a_players_is_taken(client: TestClient) -> 
 # another letter, runs of spaces, a mark under a letter
 LOOKALIKES_AS_WRITTEN = [
     ("lan", "Ian"), ("Bill", "BiII"), ("Wil", "WiI"), ("AdaLovelace", "AdaLoveIace"),
-    ("Oscar", "0scar"), ("Ada Lovelace", "Ada  Lovelace"),
+    ("Oscar", "0scar"), ("Ada Lovelace", "Ada  Lovelace"), ("Ian", "I\u2009an"),
+    ("Bob", "B\u200aob"),
     ("Ada Lovelace", "Ada Lovelacẹ"),
 ]
 
