@@ -10,6 +10,8 @@ is found from the bins and the median itself read off the index of won games by 
 within that second (the mean of the two middle times for an even count). The best time is
 the record's (service/boards/records.py): the best of the player's entries on the default
 boards, wins without a hint at a person's pace, never a hinted or a machine-paced one.
+`won` and `win_rate` count wins without a hint, `won_assisted` the others, as the record
+does (player_stats.won counts both: the median is of every winning time).
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ WITH s AS (
 SELECT
     (SELECT name FROM players WHERE id = $1) AS name,
     (SELECT coalesce(jsonb_object_agg(s.variant, jsonb_build_object(
-         'played', s.played, 'won', s.won, 'won_assisted', s.won_assisted,
-         'win_rate', CASE WHEN s.played > 0 THEN round(s.won::numeric / s.played, 4)
+         'played', s.played, 'won', s.won - s.won_assisted, 'won_assisted', s.won_assisted,
+         'win_rate', CASE WHEN s.played > 0
+                          THEN round((s.won - s.won_assisted)::numeric / s.played, 4)
                           ELSE 0 END,
          'streak', s.streak, 'best_streak', s.best_streak,
          'best_ms', (SELECT min(e.elapsed_ms) FROM leaderboard_entries e

@@ -39,7 +39,8 @@ async def test_a_players_figures_follow_their_games(client: TestClient) -> None:
     freecell = body["games"]["freecell"]
     times = [w["elapsed_ms"] for w in wins]
     assert freecell == {
-        "played": 5, "won": 4, "won_assisted": 1, "win_rate": 0.8,
+        # won and win_rate as the record counts them: wins without a hint
+        "played": 5, "won": 3, "won_assisted": 1, "win_rate": 0.6,
         # two clean wins, ended by the abandoned game; the hinted win ends the next
         "streak": 1, "best_streak": 2,
         # the best time is the record's: off the hinted win, which goes on no default board
@@ -51,11 +52,13 @@ async def test_a_players_figures_follow_their_games(client: TestClient) -> None:
     }  # fmt: skip
     record = await (await client.get(f"/v1/players/{ada['id']}")).json()
     assert record["best_times"]["freecell"]["elapsed_ms"] == freecell["best_ms"]
-    # a player whose one win had a hint has won, and has no best time
+    assert (record["won"], record["won_assisted"]) == (freecell["won"], 1)
+    # a player whose one win had a hint: an assisted win, and no best time
     bob = await new_player(client, "bob")
     await hinted_win(client, bob, deal, moves)
     bobs = (await stats_of(client, bob))["games"]["freecell"]
-    assert (bobs["won"], bobs["won_assisted"], bobs["best_ms"]) == (1, 1, None)
+    assert (bobs["won"], bobs["won_assisted"], bobs["win_rate"], bobs["best_ms"]) == (
+        0, 1, 0.0, None)
     ended = [wins[0]["id"], wins[1]["id"], gone["id"], wins[2]["id"], wins[3]["id"]]
     assert [g["game_id"] for g in body["recent"]] == ended[::-1]  # newest first
     assert [g["status"] for g in body["recent"]] == ["won", "won", "abandoned", "won", "won"]
