@@ -57,11 +57,9 @@ RACING_SQL: Final = (
     "SELECT r.id FROM races r JOIN race_players p ON p.race_id = r.id AND p.player_id = $1"
     " WHERE r.status = 'running' AND r.variant = $2 AND r.deal = $3 LIMIT 1"
 )
-# the running race on a game's deal in which the game's player races (its own race's game
-# included)
-RACING_ON_GAME_SQL: Final = (
-    "SELECT r.id FROM games g JOIN race_players p ON p.player_id = g.player_id"
-    " JOIN races r ON r.id = p.race_id AND r.variant = g.variant AND r.deal = g.deal"
+# a running race on a game's deal, whoever races in it
+RACE_ON_GAMES_DEAL_SQL: Final = (
+    "SELECT r.id FROM games g JOIN races r ON r.variant = g.variant AND r.deal = g.deal"
     " WHERE g.id = $1 AND r.status = 'running' LIMIT 1"
 )
 JOIN_REFUSALS: Final = {
@@ -194,12 +192,12 @@ async def racing_on(
     return race
 
 
-async def racing_on_game(backend: Backend, game_id: uuid.UUID) -> uuid.UUID | None:
-    """The running race on the game's deal in which the game's player races, if any (the
-    game's own race included): one query, which needs no replay of the game."""
+async def race_on_games_deal(backend: Backend, game_id: uuid.UUID) -> uuid.UUID | None:
+    """A running race on the game's deal (its variant and number), if any, whoever plays
+    the game: one query, which needs no replay of the game."""
     async with backend.store.connection() as conn:
         race: uuid.UUID | None = await conn.fetchval(
-            RACING_ON_GAME_SQL, game_id, timeout=backend.store.timeout
+            RACE_ON_GAMES_DEAL_SQL, game_id, timeout=backend.store.timeout
         )
     return race
 
