@@ -9,10 +9,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from engine import EngineError, Event, Game, IllegalMove, Move
-from engine.status import PLAYING
+from engine.status import PLAYING, WON
 from service.base.backend import Backend
 from service.base.errors import Forbidden, ServiceError, VersionMismatch
 from service.base.requests import Idempotency
+from service.boards.times import standing
 from service.deals.numbers import check_deal, random_deal
 from service.games import answers, checks, commit, positions, times, write
 from service.games.answers import NOT_YET, Answer
@@ -91,7 +92,22 @@ async def play(
                 raise
         return events
 
-    return await write.write(backend, game_id, player, expected_version, idem, action)
+    return await with_standing(
+        backend, await write.write(backend, game_id, player, expected_version, idem, action)
+    )
+
+
+async def with_standing(backend: Backend, answer: Answer) -> Answer:
+    """A write that won the game answers with its standing on the deal's default board,
+    as the game's view does (queries.get_game): one read more, after a win only."""
+    game = answer.body.get("game")
+    if answer.status != 201 or game is None or game.get("status") != WON:
+        return answer
+    place = await standing(
+        backend, game["variant"], game["deal"], uuid.UUID(str(game["player_id"])),
+        uuid.UUID(str(game["id"])),
+    )
+    return Answer(answer.status, {**answer.body, "game": {**game, "standing": place}})
 
 
 # the commands that take nothing but the game, by the name of their route
@@ -111,7 +127,8 @@ async def simple(
     command: str,
 ) -> Answer:
     """Undo, redo or abandon (SIMPLE), written as any move is."""
-    return await write.write(backend, game_id, player, expected_version, idem, SIMPLE[command])
+    answer = await write.write(backend, game_id, player, expected_version, idem, SIMPLE[command])
+    return await with_standing(backend, answer)
 
 
 Judge = Callable[[Game], Awaitable[dict[str, Any]]]

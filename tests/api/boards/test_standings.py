@@ -23,6 +23,7 @@ async def test_a_won_games_standing_follows_the_board(
     deal, moves = shortest("freecell")
     ada = await new_player(client, "ada")
     won = await play_to_win(client, ada, "freecell", deal, moves)
+    assert won["standing"] == {"rank": 1, "of": 1}  # the winning move's answer says it too
     url = f"/v1/games/{won['id']}"
     r = await client.get(url)
     assert r.status == 200
