@@ -9,6 +9,8 @@ lost or refused connection is DatabaseUnavailable. EventStore.connection()
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import uuid
 from contextvars import ContextVar
 from typing import Any
@@ -182,3 +184,21 @@ async def create_pool(
         raise DatabaseUnavailable(str(exc)) from exc
     assert pool is not None
     return pool
+
+
+def release_later(pool: asyncpg.Pool, conn: Any, pending: set[asyncio.Future[None]]) -> None:
+    """A connection whose statement timed out goes back to the pool in the background:
+    asyncpg asked the server to cancel the statement, and the release waits for the
+    server's word (as long again), which a hung server never gives. `pending` holds the
+    releases under way (the loop keeps only weak references)."""
+    release = asyncio.ensure_future(pool.release(conn))
+    pending.add(release)
+    release.add_done_callback(functools.partial(_released, pending))
+
+
+def _released(pending: set[asyncio.Future[None]], release: asyncio.Future[None]) -> None:
+    pending.discard(release)
+    if not release.cancelled() and (exc := release.exception()) is not None:
+        logging.getLogger(__name__).warning(
+            "a timed-out statement's connection went back badly: %r", exc
+        )

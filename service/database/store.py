@@ -31,6 +31,7 @@ from service.database.connections import (
     VersionConflict,
     current_budget,
     json_text,
+    release_later,
 )
 from service.database.statements import (
     RECORD_MANY_SQL,
@@ -147,14 +148,8 @@ class EventStore:
             except BROKEN:
                 conn.terminate()
                 raise
-            except TimeoutError:
-                # a statement timed out: asyncpg asked the server to cancel it, and the
-                # connection's release waits for the server's word (as long again), which
-                # a hung server never gives; it goes back to the pool in the background
-                # and the request is answered now
-                release = asyncio.ensure_future(self.pool.release(conn))
-                self._releases.add(release)
-                release.add_done_callback(self._released)
+            except TimeoutError:  # the request is answered now (connections.release_later)
+                release_later(self.pool, conn, self._releases)
                 later = True
                 raise
             finally:
@@ -170,12 +165,6 @@ class EventStore:
         finally:
             if budget is not None:
                 budget.left -= time.monotonic() - start
-
-    def _released(self, release: asyncio.Future[None]) -> None:
-        """A connection that went back to the pool in the background (connection())."""
-        self._releases.discard(release)
-        if not release.cancelled() and (exc := release.exception()) is not None:
-            log.warning("a timed-out statement's connection went back badly: %r", exc)
 
     async def record(
         self,
