@@ -199,15 +199,20 @@ async def give_hint(
     )
 
 
+def refuse_in_race_games(live: LiveGame) -> None:
+    """A race's games get no hint, even once over: every racer plays the same deal."""
+    if live.race_id is not None:
+        raise Forbidden(
+            f"this game is played in race {live.race_id}: hints are refused in a race's games"
+        )
+
+
 async def refuse_hints_in_races(backend: Backend, live: LiveGame) -> None:
     """A race's games get no hint (API.md), nor a hint read off one of them once over:
     every racer plays the same deal. Nor does any game of a player who races on its deal
     (its variant and number) while the race runs: a game of their own with the race's
     moves played again is no way round. One query, on the hints' path only."""
-    if live.race_id is not None:
-        raise Forbidden(
-            f"this game is played in race {live.race_id}: hints are refused in a race's games"
-        )
+    refuse_in_race_games(live)
     game = live.game
     race = await races.racing_on(backend, live.player_id, game.variant, game.deal)
     if race is not None:

@@ -38,6 +38,7 @@ MOST_MARKS: Final = 2  # combining marks on one character, at most
 _FOLD = icu.Normalizer2.getNFKCCasefoldInstance()
 _NFKC = icu.Normalizer2.getNFKCInstance()
 _NFD = icu.Normalizer2.getNFDInstance()
+_NFC = icu.Normalizer2.getNFCInstance()
 _SPOOF = icu.SpoofChecker()
 _MARK = icu.UnicodeSet("[:M:]")
 _MARK.freeze()
@@ -80,7 +81,7 @@ def marked(name: str) -> str | None:
     """The first character of `name` that carries more than MOST_MARKS combining marks
     (marks stacked over and under a line's neighbours), or None."""
     run, base = 0, ""
-    for ch in icu.Normalizer2.getNFCInstance().normalize(name):
+    for ch in _NFC.normalize(name):
         if _MARK.contains(ch):
             run += 1
             if run > MOST_MARKS:

@@ -62,7 +62,8 @@ async def hint_after(request: web.Request) -> web.Response:
     backend = request.app[BACKEND_KEY]
     gid = game_id(request)
     live = await positions.current(backend, gid)
-    await commands.refuse_hints_in_races(backend, live)
+    # (a race on the deal, whoever races, covers its player's: one query, not two)
+    commands.refuse_in_race_games(live)
     refuse_while_raced(await races.race_on_games_deal(backend, gid), "hints")
     game = live.game.copy()
     hints.require_over(game, "a hint read without a record")
