@@ -55,6 +55,7 @@ class Pages:
         self.site = site
         self.contexts: list[Any] = []
         self.errors: list[str] = []
+        self.refused: list[str] = []  # "<status> <address>" of every answer of 400 and up
 
     async def new(self, width: int = 1280, height: int = 900, motion: str = "reduce") -> Any:
         context = await self.browser.new_context(
@@ -66,7 +67,12 @@ class Pages:
         page = await context.new_page()
         page.set_default_timeout(15_000)
         page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("response", self._answered)
         return page
+
+    def _answered(self, response: Any) -> None:
+        if response.status >= 400:
+            self.refused.append(f"{response.status} {response.url}")
 
     async def close(self) -> None:
         for context in self.contexts:

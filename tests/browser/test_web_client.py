@@ -88,6 +88,8 @@ async def test_opening_page_starts_a_shared_deal(pages: Pages, http: aiohttp.Cli
     await idle(page)
     assert await page.get_attribute("body", "data-mode") == "play"
     await same_as_api(page, http, game_id)
+    # and none of it asked the server anything it refused (each shows in the console)
+    assert pages.refused == []
 
 
 async def test_cards_and_piles_are_named_for_screen_readers(page: Any) -> None:

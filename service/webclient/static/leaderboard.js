@@ -150,7 +150,8 @@ export class BoardPanel {
     this.available = true;
     const entries = top.entries || [];
     let mine = player ? entries.find((e) => e.player?.id === player.id) || null : null;
-    if (player && !friendsOnly) {
+    // the player's entry past the first page (a board of one page without it has none)
+    if (player && !friendsOnly && !mine && top.next) {
       try {
         const around = await this.api.leaderboard(variant, deal, {
           aroundMe: true, limit: 5, assisted,

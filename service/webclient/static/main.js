@@ -21,7 +21,7 @@ import { TITLES } from "./cards.js";
 import { refreshDevices, wireDevices } from "./devices.js";
 import { openGame, openReplay, reload, replay, showWelcome, startGame } from "./game.js";
 import { wireInput } from "./input.js";
-import { offerResume, probeHint, refreshDaily, refreshRecord, standings } from "./panels.js";
+import { offerResume, refreshDaily, refreshRecord, standings } from "./panels.js";
 import { ensurePlayer } from "./player.js";
 import { closeRace, openRace, wireRaces } from "./race.js";
 import { dealFrom, onAddressChange, readAddress } from "./routing.js";
@@ -77,7 +77,6 @@ document.addEventListener("visibilitychange", () => {
 setInterval(updateClock, 500);
 
 enqueue(async () => {
-  background(probeHint);
   background(refreshDaily);
   try {
     // someone who opens a race's link only to watch gets no player (Join makes one), nor

@@ -1,6 +1,6 @@
 // What shows beside the game: the deal's board (leaderboard.js), the player's record
-// (record.js), where a won game stands (standings.js), today's deal button, the hint
-// button where the server gives hints, and the welcome's offer to continue the last game.
+// (record.js), where a won game stands (standings.js), today's deal button and the
+// welcome's offer to continue the last game.
 
 import { ApiError } from "./api.js";
 import { $, api, app, FINISHED } from "./app.js";
@@ -10,9 +10,6 @@ import { lastGameId } from "./player.js";
 import { RecordPanel } from "./record.js";
 import { gameUrl } from "./routing.js";
 import { Standings } from "./standings.js";
-import { updateButtons } from "./view.js";
-
-const NIL = "00000000-0000-0000-0000-000000000000";
 
 export const boards = new BoardPanel(api);
 export const record = new RecordPanel(api);
@@ -60,18 +57,6 @@ export async function refreshDaily() {
     if (error instanceof ApiError && error.status === 404) app.features.daily = false;
     button.hidden = true;
   }
-}
-
-/** Whether the server gives hints: the Hint button hides where it has no such route. */
-export async function probeHint() {
-  try {
-    await api.hintAfter(NIL);
-    app.features.hint = true;
-  } catch (error) {
-    app.features.hint = !(error instanceof ApiError && error.routeMissing);
-  }
-  if (app.game) updateButtons();
-  else $("#hint").hidden = app.features.hint === false;
 }
 
 /** On the welcome: a link back to the last game this device played, if it is still on. */
