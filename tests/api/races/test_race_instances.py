@@ -288,18 +288,24 @@ async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: st
             " WHERE race_id = $1 GROUP BY type) AS t", rid,
         ))
         assert counts["RaceEnded"] == 1 and counts["PlayerFinished"] == 2
-        ended_at = await fetch(db_url, "SELECT ended_at FROM races WHERE id = $1", rid)
-        assert ended_at >= datetime.fromisoformat(race["ends_at"])
+        # the end is taken as of ends_at, whenever it came: the abandonments, the race's
+        # end and every racer's elapsed_ms (the race's length, as its games start as of
+        # starts_at)
+        ends_at = datetime.fromisoformat(race["ends_at"])
+        length_ms = round((ends_at - datetime.fromisoformat(race["starts_at"])).total_seconds()
+                          * 1000)
+        assert await fetch(db_url, "SELECT ended_at FROM races WHERE id = $1", rid) == ends_at
         for name in ("ada", "bob"):
             log = (await call(a, "GET", f"/v1/games/{games[name]}/events"))["events"]
             # the move before the end, then the abandonment: no move after ends_at
             assert [e["type"] for e in log[-2:]] == ["CardMoved", "GameAbandoned"]
             assert [e["type"] for e in log].count("GameAbandoned") == 1
-            assert datetime.fromisoformat(log[-2]["at"]) < datetime.fromisoformat(
-                race["ends_at"]) <= datetime.fromisoformat(log[-1]["at"])
+            assert datetime.fromisoformat(log[-2]["at"]) < ends_at
+            assert datetime.fromisoformat(log[-1]["at"]) == ends_at
         over = await call(b, "GET", f"/v1/races/{rid}")
         assert over["status"] == "over"
         assert [p["status"] for p in over["players"]] == ["abandoned", "abandoned"]
+        assert [p["elapsed_ms"] for p in over["players"]] == [length_ms, length_ms]
         # and later still, the game read from its log as abandoned: refused the same way,
         # nothing more written
         late_undo = await call(b, "POST", f"/v1/games/{games['ada']}/undo", ada, {}, 409)
