@@ -9,7 +9,7 @@ import sys
 from service.base import logs
 from service.base.settings import Settings
 from service.database.embedded import resolve_database_url
-from service.database.migrate import upgrade
+from service.database.migrate import schema_behind, upgrade
 from service.database.probe import transaction_pooler
 from service.workers import default_workers, serve, supervise
 
@@ -39,13 +39,16 @@ def main(argv: list[str] | None = None) -> int:
     if not settings.pooled and asyncio.run(transaction_pooler(url)):
         print(UNTOLD_POOLER, file=sys.stderr)
         return 2
-    upgrade(url, pooler=settings.pooled)
-    if args.command == "migrate":
-        return 0
     if args.command == "verify":
         from service.verify.run import main as verify
 
+        if behind := schema_behind(url):
+            print(behind, file=sys.stderr)
+            return 2
         return verify(url, settings.min_median_move_ms, pooler=settings.pooled)
+    upgrade(url, pooler=settings.pooled)
+    if args.command == "migrate":
+        return 0
     settings = settings.model_copy(update={"database_url": url})
     workers = settings.workers or default_workers(url)
     print(f"serving on http://{settings.host}:{settings.port} with {workers} worker"

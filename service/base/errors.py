@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class ServiceError(Exception):
     status = 500
     title = "Internal Server Error"
     slug = "internal"
+    headers: ClassVar[dict[str, str] | None] = None  # the answer's, besides the problem's own
 
     def __init__(self, detail: str, **extra: Any) -> None:
         super().__init__(detail)
@@ -22,6 +23,10 @@ class BadRequest(ServiceError):
 
 class Unauthorized(ServiceError):
     status, title, slug = 401, "Unauthorized", "unauthorized"
+    # every 401 names the scheme that would be accepted (RFC 9110, 11.6.1)
+    headers: ClassVar[dict[str, str] | None] = {
+        "WWW-Authenticate": 'Bearer realm="open-solitaire"'
+    }
 
 
 class Forbidden(ServiceError):

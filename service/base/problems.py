@@ -185,7 +185,8 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
         response.force_close()
         return response
     except ServiceError as exc:
-        return problem(exc.status, exc.detail, exc.slug, exc.title, **exc.extra)
+        return problem(exc.status, exc.detail, exc.slug, exc.title, headers=exc.headers,
+                       **exc.extra)
     except VersionConflict:
         return problem(409, "another move was recorded first; reload the game and try again",
                        "version-conflict", current_version=None)

@@ -28,6 +28,7 @@ from pydantic import (
 from service.base.errors import BadRequest, NotFound
 
 EVENTS_PAGE: Final = 1000  # the most events one answer of a log's /events carries
+MAX_SEQ: Final = 2**31 - 1  # the highest seq (and version) a log's column holds
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -126,11 +127,18 @@ VariantName = Literal["freecell", "bakers_game", "bakers_dozen", "beleaguered_ca
 GradeName = Literal["easy", "medium", "hard", "expert"]  # service/deals/grades.py
 
 
+EXACT_FLOAT: Final = 2**53  # the largest whole numbers a float holds exactly
+
+
 def _whole_number(value: object) -> object:
     """JSON has one kind of number: 7.0 is the whole number 7, as JSON Schema's "integer"
     (and so openapi.yaml) has it. Anything else goes on to the strict check unchanged, so
     7.5, true and "7" stay errors."""
     if type(value) is float and value.is_integer():
+        if abs(value) > EXACT_FLOAT:
+            # (the JSON parser reads a whole number past 64 bits as a float, which has
+            # lost its last digits: never taken for a number the client did not write)
+            raise ValueError("the number is too large to be read exactly")
         return int(value)
     return value
 
@@ -142,10 +150,21 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Empty(Body):
+    """The body of a write that takes nothing: none, or `{}`."""
+
+
+async def read_nothing(request: web.Request) -> None:
+    """A write that takes no body refuses one that says something (400), as any other
+    refuses a field it does not know: a client's mistake is told, not ignored."""
+    await parse_body(request, Empty)
+
+
 # Unicode categories no name may hold: control (Cc), format (Cf: bidirectional marks and
-# overrides, zero-width joiners and spaces), private use (Co), surrogates (Cs) and
-# unassigned (Cn); with them one player could pass for another on a board.
-_NOT_IN_NAMES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
+# overrides, zero-width joiners and spaces), private use (Co), surrogates (Cs), unassigned
+# (Cn), and the line and paragraph separators (Zl, Zp: a name in two lines passes for two
+# rows of a board); with them one player could pass for another on a board.
+_NOT_IN_NAMES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 
 
 def shown_text(what: str, most: int) -> object:
@@ -159,8 +178,8 @@ def shown_text(what: str, most: int) -> object:
         for ch in text:
             if unicodedata.category(ch) in _NOT_IN_NAMES:
                 raise ValueError(
-                    f"{what} cannot contain control, format (bidirectional or zero-width)"
-                    f" or private-use characters such as U+{ord(ch):04X}"
+                    f"{what} cannot contain control, format (bidirectional or zero-width),"
+                    f" line-breaking or private-use characters such as U+{ord(ch):04X}"
                 )
         return text
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+import asyncpg
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 
 from service.base.settings import ROOT
 
@@ -23,6 +26,28 @@ def alembic_config(database_url: str, pooler: bool = False) -> Config:
 
 def upgrade(database_url: str, pooler: bool = False) -> None:
     command.upgrade(alembic_config(database_url, pooler), "head")
+
+
+def schema_behind(database_url: str) -> str | None:
+    """Why the database's schema is not this code's (not migrated, or at another revision),
+    or None when it is: a check of the data (`python -m service verify`) changes nothing,
+    the schema included."""
+    head = ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
+    current = asyncio.run(_revision(database_url))
+    if current == head:
+        return None
+    return (f"the database's schema is at revision {current or 'none'}, this code's at {head}:"
+            " run `python -m service migrate` first")
+
+
+async def _revision(database_url: str) -> str | None:
+    conn = await asyncpg.connect(database_url, statement_cache_size=0)
+    try:
+        return await conn.fetchval("SELECT version_num FROM alembic_version")  # type: ignore[no-any-return]
+    except asyncpg.UndefinedTableError:
+        return None
+    finally:
+        await conn.close()
 
 
 SQL = ROOT / "migrations" / "sql"

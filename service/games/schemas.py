@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, StrictBool, StrictStr, model_validator
 
-from service.base.requests import Body, GradeName, VariantName, WholeNumber
+from service.base.requests import MAX_SEQ, Body, GradeName, VariantName, WholeNumber
 
 
 class NewGame(Body):
@@ -52,7 +52,7 @@ MAX_BATCH = 500  # the most moves one request may carry
 
 
 class MoveRequest(OneMove):
-    expected_version: WholeNumber | None = Field(default=None, ge=0)
+    expected_version: WholeNumber | None = Field(default=None, ge=0, le=MAX_SEQ)
 
 
 class BatchMove(OneMove):
@@ -69,8 +69,8 @@ class BatchRequest(Body):
     """Several moves, all or none (API.md: several moves in one request)."""
 
     moves: list[BatchMove] = Field(min_length=1, max_length=MAX_BATCH)
-    expected_version: WholeNumber | None = Field(default=None, ge=0)
+    expected_version: WholeNumber | None = Field(default=None, ge=0, le=MAX_SEQ)
 
 
 class VersionedRequest(Body):
-    expected_version: WholeNumber | None = Field(default=None, ge=0)
+    expected_version: WholeNumber | None = Field(default=None, ge=0, le=MAX_SEQ)

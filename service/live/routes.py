@@ -19,14 +19,13 @@ from aiohttp import web
 
 from service.base.errors import BadRequest, NotFound
 from service.base.keys import BACKEND_KEY, LIMITS_KEY, METRICS_KEY, SETTINGS_KEY
-from service.base.requests import game_id, int_query
+from service.base.requests import MAX_SEQ, game_id, int_query
 from service.database.store import EventStore, StoredEvent
 from service.live.hub import HUB_KEY, STREAMS_KEY
 from service.live.subscriptions import GOING_AWAY, Item, Subscription, event_message
 
 log = logging.getLogger("service.stream")
 
-MAX_SEQ = 2**31 - 1
 # how long a client gets to take its last message and the close frame
 FAREWELL_SECONDS = 2.0
 # small socket buffers: a stuck client shows up as an overflowing queue (ws_queue events)
@@ -61,8 +60,13 @@ async def stream(request: web.Request) -> web.StreamResponse:
     address = request.remote or "-"
     try:
         backlog = await store.read_events(gid, after, BACKLOG_PAGE)
-        if not backlog and gid not in await store.versions([gid]):
-            raise NotFound(f"there is no game with id {gid}")
+        if not backlog:
+            last = (await store.versions([gid])).get(gid)
+            if last is None:
+                raise NotFound(f"there is no game with id {gid}")
+            if after > last:  # a client ahead of the log would wait for events it has
+                raise BadRequest(f"after={after} is past the game's last event, {last}:"
+                                 f" ask with ?after={last} or less")
         # the stored events a stream sends cost what a page of /events does: the first page
         # past the address's rate is a 429 (before the upgrade), the next ones wait for it
         if limiter is not None:

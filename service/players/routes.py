@@ -9,7 +9,7 @@ from aiohttp import web
 
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
-from service.base.requests import parse_body, path_id
+from service.base.requests import parse_body, path_id, read_nothing
 from service.base.responses import json_response, secret_response, tagged_response
 from service.boards import records as leaderboards
 from service.database.connections import BUDGET
@@ -70,6 +70,7 @@ async def player_stats(request: web.Request) -> web.Response:
 async def follow(request: web.Request) -> web.Response:
     player = await caller(request)
     friend = path_id(request, "player_id", "player")
+    await read_nothing(request)
     await friends.follow(request.app[BACKEND_KEY], player, friend)
     return web.Response(status=204)
 
@@ -106,6 +107,7 @@ async def revoke_token(request: web.Request) -> web.Response:
 
 async def add_link_code(request: web.Request) -> web.Response:
     player = await caller(request)
+    await read_nothing(request)
     code = await link_codes.add_link_code(
         request.app[BACKEND_KEY], player, request.app[LINK_KEY]
     )

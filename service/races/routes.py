@@ -22,7 +22,7 @@ from aiohttp import web
 
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
-from service.base.requests import int_query, parse_body, path_id
+from service.base.requests import MAX_SEQ, int_query, parse_body, path_id, read_nothing
 from service.base.responses import json_response, tagged_response
 from service.database.connections import StoreError
 from service.live.subscriptions import GOING_AWAY, event_message
@@ -35,7 +35,6 @@ log = logging.getLogger("service.races")
 
 # the open race sockets of this instance, each with the seq of the last event it was sent
 RACE_STREAMS_KEY = web.AppKey("race_streams", dict[web.WebSocketResponse, int])
-MAX_SEQ = 2**31 - 1
 INTERNAL_ERROR = 1011
 
 
@@ -72,6 +71,7 @@ async def events(request: web.Request) -> web.Response:
 
 async def join_race(request: web.Request) -> web.Response:
     player = await caller(request)
+    await read_nothing(request)
     return json_response(await races.join_race(request.app[BACKEND_KEY], race_id(request), player))
 
 
@@ -87,7 +87,10 @@ async def stream(request: web.Request) -> web.StreamResponse:
             f" (GET /v1/races/{rid} gives the race as JSON)"
         )
     backend = request.app[BACKEND_KEY]
-    await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade
+    race = await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade
+    if after > race["version"]:  # a client ahead of the log would wait for events it has
+        raise BadRequest(f"after={after} is past the race's last event, {race['version']}:"
+                         f" ask with ?after={race['version']} or less")
     await ws.prepare(request)
     sockets = request.app[RACE_STREAMS_KEY]
     sockets[ws] = after

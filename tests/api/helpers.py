@@ -5,6 +5,7 @@ The fixtures that go with them are in conftest.py."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,14 @@ from engine import Move
 
 from ..conftest import make_settings
 from ..openapi_check import validating_trace_config
+
+# the headers of a WebSocket upgrade, for a plain GET that is refused before it
+UPGRADE = {
+    "Upgrade": "websocket",
+    "Connection": "Upgrade",
+    "Sec-WebSocket-Key": base64.b64encode(b"0123456789abcdef").decode(),
+    "Sec-WebSocket-Version": "13",
+}
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SOLUTIONS: dict[str, dict[str, str]] = json.loads((DATA / "solutions.json").read_text())[

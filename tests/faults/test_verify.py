@@ -362,3 +362,22 @@ async def test_verify_checks_the_counts_kept_beside_the_projection(
     assert "board_bins says" in found[0]
     assert "in player_stats" in found[1]
     assert "player_time_bins says 0" in found[2]
+
+
+async def test_verify_changes_nothing_not_even_a_schema_behind(db_url: str) -> None:
+    """A check run against a database whose schema is not this code's says so and stops
+    (exit 2): it migrates nothing."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        head = await conn.fetchval("SELECT version_num FROM alembic_version")
+        await conn.execute("UPDATE alembic_version SET version_num = '0001'")
+        run = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "service", "verify"], cwd=ROOT,
+            capture_output=True, text=True, timeout=60, env={**os.environ, "DATABASE_URL": db_url},
+        )
+        assert run.returncode == 2, run.stdout + run.stderr
+        assert f"at revision 0001, this code's at {head}" in run.stderr
+        assert "python -m service migrate" in run.stderr
+        assert await conn.fetchval("SELECT version_num FROM alembic_version") == "0001"
+    finally:
+        await conn.close()

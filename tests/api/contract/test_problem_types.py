@@ -52,3 +52,48 @@ async def test_a_refused_preflight_is_forbidden(db_url: str) -> None:
         headers = {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}
         assert await slug_of(client, "OPTIONS", "/v1/games", 403,
                              headers=headers) == "forbidden"
+
+
+async def test_a_401_names_the_scheme_it_needs(client: TestClient) -> None:
+    for headers in ({}, {"Authorization": "Bearer not-a-token"}):
+        r = await client.get("/v1/players/me", headers=headers)
+        assert r.status == 401
+        assert r.headers["WWW-Authenticate"] == 'Bearer realm="open-solitaire"'
+
+
+async def test_writes_that_take_no_body_refuse_one_that_says_something(
+    client: TestClient,
+) -> None:
+    ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+    r = await client.post("/v1/races", json={"variant": "freecell"}, headers=auth(bob))
+    race = (await r.json())["id"]
+    for method, url, done in (("POST", "/v1/players/me/link-codes", 201),
+                              ("POST", f"/v1/races/{race}/join", 200),
+                              ("PUT", f"/v1/players/me/friends/{bob['id']}", 204)):
+        for body in (b"{{{", b'{"device": "phone"}', b"[]"):
+            assert await slug_of(client, method, url, 400, data=body,
+                                 headers={**auth(ada), "Content-Type": "application/json"}
+                                 ) in ("bad-request", "validation")
+        for body in (b"", b"{}"):  # nothing to say, said either way
+            r = await client.request(method, url, data=body, headers=auth(ada))
+            assert r.status == done, await r.text()
+
+
+async def test_numbers_too_large_to_read_exactly_are_refused_not_rounded(
+    client: TestClient,
+) -> None:
+    ada = await new_player(client)
+    r = await client.post("/v1/games", json={"variant": "freecell", "deal": 617},
+                          headers=auth(ada))
+    gid = (await r.json())["id"]
+    headers = {**auth(ada), "Content-Type": "application/json"}
+    for url, body in (
+        ("/v1/games", b'{"variant": "freecell", "deal": 18446744073709551617}'),
+        (f"/v1/games/{gid}/moves", b'{"from": "t1", "to": "c", "expected_version": '
+                                   + b"1" + b"0" * 30 + b"}"),
+        (f"/v1/games/{gid}/undo", b'{"expected_version": 2147483648}'),
+    ):
+        r = await client.post(url, data=body, headers=headers)
+        problem = await r.json()
+        assert r.status == 400 and problem["type"].endswith("/validation"), problem
+        assert "1000000000000000019884624838656" not in problem["detail"]

@@ -5,7 +5,6 @@ itself, a slow subscriber's, a dead client's and those at shutdown: test_stream_
 from __future__ import annotations
 
 import asyncio
-import base64
 import random
 import time
 import uuid
@@ -17,7 +16,7 @@ from aiohttp.test_utils import TestClient
 
 from service.live.hub import HUB_KEY, STREAMS_KEY
 
-from ..helpers import new_game, new_player
+from ..helpers import UPGRADE, new_game, new_player
 from .helpers import (
     Json,
     as_json,
@@ -251,13 +250,6 @@ async def test_the_periodic_sweep_delivers_while_nobody_listens(db_url: str) -> 
 # ---------------------------------------------------------------- refusals
 
 
-UPGRADE = {
-    "Upgrade": "websocket",
-    "Connection": "Upgrade",
-    "Sec-WebSocket-Key": base64.b64encode(b"0123456789abcdef").decode(),
-    "Sec-WebSocket-Version": "13",
-}
-
 
 async def test_unknown_game_and_bad_after_are_refused_before_upgrading(client: TestClient) -> None:
     r = await client.get(f"/v1/games/{uuid.uuid4()}/stream", headers=UPGRADE)
@@ -270,7 +262,14 @@ async def test_unknown_game_and_bad_after_are_refused_before_upgrading(client: T
     assert refused.value.status == 404
 
     ada = await new_player(client)
-    gid = (await new_game(client, ada, deal=617))["id"]
+    game = await new_game(client, ada, deal=617)
+    gid = game["id"]
+    # a client ahead of the log is told so, rather than left waiting for what it has
+    r = await client.get(f"/v1/games/{gid}/stream?after={game['version'] + 1}", headers=UPGRADE)
+    assert r.status == 400 and r.content_type == "application/problem+json"
+    assert "past the game's last event" in (await r.json())["detail"]
+    ws = await client.ws_connect(f"/v1/games/{gid}/stream?after={game['version']}")
+    await ws.close()
     for bad in ("-1", "x", "1.5", str(2**31)):
         r = await client.get(f"/v1/games/{gid}/stream?after={bad}", headers=UPGRADE)
         assert r.status == 400, bad

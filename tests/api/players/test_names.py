@@ -90,6 +90,14 @@ async def test_marks_stacked_on_a_letter_are_400(client: TestClient) -> None:
     assert status == 201, body
 
 
+async def test_a_name_in_two_lines_is_400(client: TestClient) -> None:
+    # a line or paragraph separator would show one name as two rows of a board
+    for name in ("ada\u2028bob", "ada\u2029bob", "ada\u0085bob", "ada\nbob"):
+        status, problem = await create(client, name)
+        assert status == 400, (name, problem)
+        assert f"U+{ord(name[3]):04X}" in str(problem["detail"]), (name, problem)
+
+
 async def test_invisible_characters_are_400(client: TestClient) -> None:
     for what, name in INVISIBLE.items():
         status, problem = await create(client, name)

@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from ..helpers import auth, new_player, shortest
+from ..helpers import UPGRADE, auth, new_player, shortest
 from .helpers import (
     call,
     give_up_with_a_card_up,
@@ -90,6 +90,9 @@ async def test_a_races_events_as_json_are_what_its_stream_sends_page_by_page(
     assert await call(client, "GET", f"{url}?limit=5000") == whole  # taken as 1000
     for bad in ("after=-1", "limit=0", "after=x"):
         await call(client, "GET", f"{url}?{bad}", status=400)
+    # its stream: a client ahead of the log is told so before the upgrade
+    r = await client.get(f"/v1/races/{rid}/stream?after={len(kinds) + 1}", headers=UPGRADE)
+    assert r.status == 400 and "past the race's last event" in (await r.json())["detail"]
     unknown = "/v1/races/00000000-0000-0000-0000-000000000000/events"
     await call(client, "GET", unknown, status=404)
     await call(client, "GET", f"{unknown}?after=5", status=404)
