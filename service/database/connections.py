@@ -86,10 +86,14 @@ async def init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("json", encoder=json_text, decoder=orjson.loads, schema="pg_catalog")
 
 
-# a lost, refused or too slow connection: DatabaseUnavailable
+# a lost, refused or too slow connection, or a statement the server gave up (cancelled by
+# an operator, past a server-side statement_timeout or lock_timeout: nothing of it was
+# written): DatabaseUnavailable
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     asyncio.TimeoutError,
+    asyncpg.exceptions.QueryCanceledError,
+    asyncpg.exceptions.LockNotAvailableError,
     asyncpg.exceptions.ConnectionDoesNotExistError,
     asyncpg.exceptions.CannotConnectNowError,
     asyncpg.exceptions.InterfaceError,

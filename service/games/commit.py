@@ -10,7 +10,7 @@ from engine import Event
 from engine.game import GAME_WON
 from service.base.backend import Backend
 from service.base.requests import Idempotency
-from service.database.connections import VersionConflict
+from service.database.connections import DatabaseUnavailable, VersionConflict
 from service.database.statements import board_line, game_line
 from service.games import answers, positions, times
 from service.games.answers import Answer
@@ -81,6 +81,13 @@ async def commit(
         return answer
     except VersionConflict:
         settle = False  # nothing was written: the caller judges again on the log
+        raise
+    except DatabaseUnavailable:
+        # the outcome unknown: the write may yet commit (its statement runs on), and its
+        # NOTIFY then comes back to this instance as its own, unread. So its seq counts as
+        # announced: no copy of the game behind it is known current (positions.py:
+        # known_version) until the log reaches it (this write's commit, or the next's)
+        positions.announce(backend, game_id, first_seq + len(events) - 1)
         raise
     finally:
         if settle:

@@ -11,11 +11,15 @@ latest, in one round trip: what memory holds plus any events appended since.
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Final
 
 from service.base.backend import Backend
 from service.base.errors import NotFound
+from service.database.connections import DatabaseUnavailable, current_budget
 from service.games.live import LiveGame, caught_up
 
 REPLAY_INLINE: Final = 200  # events: a longer log is replayed in a thread, off the event loop
@@ -30,6 +34,32 @@ def lock(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:
             backend.locks = {k: v for k, v in backend.locks.items() if v.locked()}
         held = backend.locks[game_id] = asyncio.Lock()
     return held
+
+
+@asynccontextmanager
+async def locked(backend: Backend, game_id: uuid.UUID) -> AsyncIterator[None]:
+    """The game's lock held (:func:`lock`), the wait for it taken from the request's
+    budget as a wait for the database is: the writes before it wait for the database, and
+    while it hangs a write queued behind five others still answers within DB_TIMEOUT."""
+    held = lock(backend, game_id)
+    if held.locked() and (budget := current_budget()) is not None:
+        start = time.monotonic()
+        try:
+            async with asyncio.timeout(max(budget.left, 0)):
+                await held.acquire()
+        except TimeoutError:
+            raise DatabaseUnavailable(
+                "this game's earlier writes on this instance are still waiting for the"
+                " database"
+            ) from None
+        finally:
+            budget.left -= time.monotonic() - start
+    else:
+        await held.acquire()
+    try:
+        yield
+    finally:
+        held.release()
 
 
 async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) -> LiveGame:

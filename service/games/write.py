@@ -51,7 +51,7 @@ async def write(
     live = None
     # (no move lands in a race's game after the race's ends_at: record_events refuses it,
     # and ends the race then when nobody has, without a round trip more)
-    async with positions.lock(backend, game_id):
+    async with positions.locked(backend, game_id):
         try:
             for attempt in range(WRITE_ATTEMPTS + 1):
                 live = await positions.fresh(backend, game_id, from_log)

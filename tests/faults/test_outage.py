@@ -29,6 +29,7 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import aiohttp
 import asyncpg
@@ -42,6 +43,7 @@ from service.database.embedded import EmbeddedPostgres, with_database
 from service.database.migrate import upgrade
 from service.verify.run import verify
 
+from ..api.helpers import auth, instance, new_game, new_player
 from ..conftest import make_settings
 from .helpers import ROOT, Driver, Request, at, check_log, player_moves, until
 
@@ -232,3 +234,117 @@ async def test_database_gone_or_hung_answers_503_then_recovers_without_a_restart
           f" logs once ({batched} of them written in batches), nothing else there; {stopped};"
           f" {killed}; {hung}; verify:"
           f" {report.summary()}")
+
+
+# ---------------------------------------------------------------- a slow database's writes
+# (row locks of the tests' own stand for a database that is slow for one game)
+
+
+async def held(db_url: str, *game_ids: str) -> tuple[asyncpg.Connection, Any]:
+    """A connection holding the games' rows locked in an open transaction."""
+    conn = await asyncpg.connect(db_url)
+    tx = conn.transaction()
+    await tx.start()
+    await conn.execute("SELECT 1 FROM games WHERE id = ANY($1::uuid[]) FOR UPDATE",
+                       [uuid.UUID(g) for g in game_ids])
+    return conn, tx
+
+
+async def let_go(conn: asyncpg.Connection, tx: Any) -> None:
+    await tx.rollback()
+    await conn.close()
+
+
+async def test_writes_queued_behind_a_hung_one_each_answer_within_db_timeout(
+    db_url: str,
+) -> None:
+    async with instance(db_url, db_timeout=DB_TIMEOUT) as client:
+        ada = await new_player(client)
+        gid = (await new_game(client, ada, deal=617))["id"]
+        conn, tx = await held(db_url, gid)
+
+        async def move(n: int) -> tuple[int, float]:
+            start = time.monotonic()
+            r = await client.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"},
+                                  headers={**auth(ada), "Idempotency-Key": f"queued-{n}"})
+            return r.status, time.monotonic() - start
+
+        try:
+            answers = await asyncio.gather(*(move(n) for n in range(4)))
+        finally:
+            await let_go(conn, tx)
+        # the first waits on the row, the others for this instance's lock of the game:
+        # each its DB_TIMEOUT, all of them at once (not one DB_TIMEOUT after another)
+        assert [status for status, _ in answers] == [503] * 4, answers
+        assert max(took for _, took in answers) < FEW_SECONDS, answers
+
+
+async def test_a_write_answered_503_that_commits_later_leaves_no_stale_304(db_url: str) -> None:
+    async with instance(db_url, db_timeout=DB_TIMEOUT, write_lanes=1) as client:
+        ada = await new_player(client)
+        gid = (await new_game(client, ada, deal=617))["id"]
+        other = (await new_game(client, ada, deal=618))["id"]
+        tag = (await client.get(f"/v1/games/{gid}")).headers["ETag"]
+        conn_g, tx_g = await held(db_url, gid)
+        conn_o, tx_o = await held(db_url, other)
+        try:
+            # the other game's write takes the one lane and waits on its row; this game's
+            # waits for the lane, then (sent when the other's row is let go) on its own
+            first = asyncio.create_task(client.post(
+                f"/v1/games/{other}/moves", json={"from": "t1", "to": "c"}, headers=auth(ada)))
+            await asyncio.sleep(0.2)
+            late = asyncio.create_task(client.post(
+                f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"},
+                headers={**auth(ada), "Idempotency-Key": "late"}))
+            await asyncio.sleep(DB_TIMEOUT * 0.6)
+            await let_go(conn_o, tx_o)
+            assert (await first).status == 201
+            refused = await late  # its budget spent: 503, its statement still under way
+            assert refused.status == 503, await refused.text()
+            # read now, the log is where it was: the write has not committed
+            assert (await (await client.get(f"/v1/games/{gid}")).json())["version"] == 1
+        finally:
+            await let_go(conn_g, tx_g)
+        await asyncio.sleep(0.2)  # the write commits now, after its 503
+        assert await fetch_version(db_url, gid) == 2
+        r = await client.get(f"/v1/games/{gid}", headers={"If-None-Match": tag})
+        assert r.status == 200 and (await r.json())["version"] == 2
+        # and the retry by its key gives the write's answer
+        again = await client.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"},
+                                  headers={**auth(ada), "Idempotency-Key": "late"})
+        assert again.status == 201 and (await again.json())["game"]["version"] == 2
+
+
+async def test_a_statement_the_database_cancels_is_a_503(db_url: str) -> None:
+    async with instance(db_url, db_timeout=5.0) as client:
+        ada = await new_player(client)
+        gid = (await new_game(client, ada, deal=617))["id"]
+        conn, tx = await held(db_url, gid)
+        try:
+            move = asyncio.create_task(client.post(
+                f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"}, headers=auth(ada)))
+            blocked = None
+            for _ in range(100):
+                blocked = await conn.fetchval(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                    " AND wait_event_type = 'Lock'")
+                if blocked is not None:
+                    break
+                await asyncio.sleep(0.02)
+            assert blocked is not None
+            await conn.execute("SELECT pg_cancel_backend($1)", blocked)  # as an operator would
+            r = await move
+        finally:
+            await let_go(conn, tx)
+        assert r.status == 503 and r.headers["Retry-After"], await r.text()
+        assert (await r.json())["type"].endswith("/database-unavailable")
+
+
+async def fetch_version(db_url: str, gid: str) -> int:
+    conn = await asyncpg.connect(db_url)
+    try:
+        version: int = await conn.fetchval("SELECT version FROM games WHERE id = $1",
+                                           uuid.UUID(gid))
+        return version
+    finally:
+        await conn.close()
