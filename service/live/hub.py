@@ -45,6 +45,7 @@ from service.database.statements import (
     payloads,
 )
 from service.database.store import EventStore
+from service.live.beats import BEAT, Beats
 from service.live.echoes import GRACE, Echoes
 from service.live.feeds import Feeds
 from service.live.subscriptions import Subscription
@@ -110,6 +111,8 @@ class StreamHub(Feeds):
         self.connects = 0  # successful LISTEN connections, reconnections included
         # the sign-outs this instance heard, and the answers waiting to (echoes.py)
         self.echoes = Echoes(self.listening.is_set)
+        # the listener's proof of life: this instance's beats heard back (beats.py)
+        self.beats = Beats(self.listening)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -124,8 +127,13 @@ class StreamHub(Feeds):
             asyncio.create_task(self._sweep_forever(), name="stream-sweep"),
             asyncio.create_task(self._publish_forever(), name="stream-publish"),
         ]
+        if not self.broker:
+            self._tasks.append(asyncio.create_task(self.beats.forever(self._send_beat)))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.listening.wait(), wait)
+            async with asyncio.timeout(1.0):  # and its first beat heard back
+                while self.epoch() is None:
+                    await asyncio.sleep(0.005)
 
     async def stop(self) -> None:
         tasks = self._tasks + [f.task for f in self._feeds.values() if f.task is not None]
@@ -148,10 +156,14 @@ class StreamHub(Feeds):
 
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         if payload.startswith(self.sender) and payload[len(self.sender):][:1] in ("", "\n"):
-            return  # this instance's own
+            for line in payload.splitlines():  # this instance's own: only its beats matter
+                kind, _, number = line.partition(" ")
+                if kind == BEAT:
+                    self.beats.heard(number)
+            return
         for line in payload.splitlines():
             game, _, seq = line.partition(" ")
-            if game == "from":  # another instance's name
+            if game in ("from", BEAT):  # another instance's name, or its beat
                 continue
             if game == "board":  # 'board <variant> <deal>': a deal's boards changed
                 variant, _, deal = seq.partition(" ")
@@ -186,9 +198,12 @@ class StreamHub(Feeds):
             self._wake(game_id, last)
 
     def epoch(self) -> int | None:
-        """Which connection of the listener (or to the broker) is up, None while none is:
-        while it stays the same, no other instance's line was missed."""
-        return self.connects if self.listening.is_set() else None
+        """Which connection of the listener (or to the broker) is up, None while none is
+        or while no beat heard back vouches for it (beats.py): while it stays the same, no
+        other instance's line was missed."""
+        if not self.listening.is_set() or not (self.broker or self.beats.proven()):
+            return None
+        return self.connects
 
     # ------------------------------------------------------------ publishing commits
 
@@ -336,9 +351,11 @@ class StreamHub(Feeds):
                 )
                 lost = asyncio.Event()
                 conn.add_termination_listener(lambda _c, ev=lost: ev.set())
+                self.beats.reconnected()
                 await conn.add_listener(CHANNEL, self._notified)
                 self.connects += 1
                 self.listening.set()
+                self.beats.now.set()
                 failures = 0
                 if self.connects > 1:
                     log.info("stream: listening again; catching up from the log")
@@ -363,6 +380,11 @@ class StreamHub(Feeds):
             failures += 1
             log.info("stream: listening again in %.1f s", delay)
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+
+
+    async def _send_beat(self, line: str) -> None:
+        async with self.store.connection() as conn:
+            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.sender}\n{line}")
 
 
 async def _nothing() -> None:

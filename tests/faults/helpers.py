@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,15 +25,17 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import psutil
 
 from engine import Event, Game
+from service.database.embedded import EmbeddedPostgres
 
 from ..conftest import through_pooler
 
@@ -359,3 +362,35 @@ def player_moves(log: list[dict[str, Any]]) -> int:
 
 def at(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+# ---------------------------------------------------------------- a PostgreSQL of a test's own
+
+
+def postgres_processes(pg: EmbeddedPostgres) -> list[psutil.Process]:
+    pid = int((pg.data_dir / "postmaster.pid").read_text().split()[0])
+    postmaster = psutil.Process(pid)
+    return [postmaster, *postmaster.children(recursive=True)]
+
+
+def signal_all(pg: EmbeddedPostgres, sig: signal.Signals) -> None:
+    for proc in postgres_processes(pg):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.send_signal(sig)
+
+
+@contextlib.contextmanager
+def private_postgres() -> Iterator[EmbeddedPostgres]:
+    """An embedded PostgreSQL (not started yet) that the test may stop, kill or freeze:
+    in a folder under the checkout (as root the server runs as another user, which cannot
+    enter pytest's private temporary folders); continued, stopped and removed after."""
+    folder = ROOT / ".pgdata-outage" / uuid.uuid4().hex[:12]
+    pg = EmbeddedPostgres(folder)
+    try:
+        yield pg
+    finally:
+        with contextlib.suppress(Exception):  # never started, or already stopped
+            signal_all(pg, signal.SIGCONT)
+        with contextlib.suppress(Exception):
+            pg.stop("immediate")
+        shutil.rmtree(folder, ignore_errors=True)

@@ -6,14 +6,25 @@ the commit (service/live/echoes.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
+import psutil
 import pytest
 
-from .helpers import ServiceProcess
+from service.database.embedded import with_database
+from service.database.migrate import upgrade
+from service.live.beats import PROOF_FOR
+from service.live.hub import APPLICATION_NAME
+
+from ..api.helpers import auth, instance, new_game, new_player
+from .helpers import ServiceProcess, private_postgres
 
 TRIES = 300
 
@@ -88,3 +99,58 @@ async def test_a_token_signed_out_on_one_instance_is_refused_by_the_other_next(
                 if r.status != 401:
                     accepted.append((n, r.status))
         assert accepted == [], f"b took a signed-out token: {accepted}"
+
+
+async def test_a_listener_that_hangs_stops_vouching_for_memory_within_its_proof(
+    tmp_path: Path,
+) -> None:
+    """A listening connection that stops delivering without closing (its server process
+    stopped here: a stuck backend, a half-open connection): within PROOF_FOR its instance
+    answers from the log again, not from memory, and refuses a token signed out
+    elsewhere (the LISTEN probe alone noticed it only after some 20 s)."""
+    with private_postgres() as pg:
+        server_url = await asyncio.to_thread(pg.start)
+        conn = await asyncpg.connect(server_url)
+        await conn.execute('CREATE DATABASE "beats"')
+        await conn.close()
+        url = with_database(server_url, "beats")
+        await asyncio.to_thread(upgrade, url)
+        async with instance(url) as a, instance(url) as b:
+            ada = await new_player(a)
+            device = await (await a.post("/v1/players/me/tokens", json={"device": "phone"},
+                                         headers=auth(ada))).json()
+            assert (await a.get("/v1/players/me", headers=auth(device))).status == 200
+            gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+            tag = (await a.get(f"/v1/games/{gid}")).headers["ETag"]
+            assert (await a.get(f"/v1/games/{gid}", headers={"If-None-Match": tag})).status == 304
+
+            listeners = await listener_processes(server_url)
+            assert len(listeners) == 2
+            for proc in listeners:
+                proc.send_signal(signal.SIGSTOP)
+            try:
+                frozen = time.monotonic()
+                moved = await b.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c1"},
+                                     headers=auth(ada))
+                assert moved.status == 201
+                gone = await b.delete(f"/v1/players/me/tokens/{device['id']}",
+                                      headers=auth(ada))
+                assert gone.status == 204
+                while (await a.get(f"/v1/games/{gid}",
+                                   headers={"If-None-Match": tag})).status == 304:
+                    assert time.monotonic() - frozen < PROOF_FOR + 1.0, "a vouched too long"
+                    await asyncio.sleep(0.05)
+                assert (await a.get("/v1/players/me", headers=auth(device))).status == 401
+            finally:
+                for proc in listeners:
+                    proc.send_signal(signal.SIGCONT)
+
+
+async def listener_processes(server_url: str) -> list[psutil.Process]:
+    conn = await asyncpg.connect(server_url)
+    try:
+        pids = await conn.fetch("SELECT pid FROM pg_stat_activity WHERE application_name = $1",
+                                APPLICATION_NAME)
+    finally:
+        await conn.close()
+    return [psutil.Process(row["pid"]) for row in pids]

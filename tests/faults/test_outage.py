@@ -21,8 +21,6 @@ most, all its steps together (getting a connection, its statements, a write lane
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import shutil
 import signal
 import time
 import uuid
@@ -45,7 +43,17 @@ from service.verify.run import verify
 
 from ..api.helpers import auth, instance, new_game, new_player
 from ..conftest import make_settings
-from .helpers import ROOT, Driver, Request, at, check_log, player_moves, until
+from .helpers import (
+    Driver,
+    Request,
+    at,
+    check_log,
+    player_moves,
+    postgres_processes,
+    private_postgres,
+    signal_all,
+    until,
+)
 
 PLAYERS = 6
 BEFORE = 60  # acknowledged requests before the database goes away (all players)
@@ -59,30 +67,10 @@ DB_TIMEOUT = 1.0
 FEW_SECONDS = DB_TIMEOUT + 1.0
 
 
-def postgres_processes(pg: EmbeddedPostgres) -> list[psutil.Process]:
-    pid = int((pg.data_dir / "postmaster.pid").read_text().split()[0])
-    postmaster = psutil.Process(pid)
-    return [postmaster, *postmaster.children(recursive=True)]
-
-
-def signal_all(pg: EmbeddedPostgres, sig: signal.Signals) -> None:
-    for proc in postgres_processes(pg):
-        with contextlib.suppress(psutil.NoSuchProcess):
-            proc.send_signal(sig)
-
-
 @pytest.fixture
 def own_postgres() -> Iterator[EmbeddedPostgres]:
-    folder = ROOT / ".pgdata-outage" / uuid.uuid4().hex[:12]
-    pg = EmbeddedPostgres(folder)
-    try:
+    with private_postgres() as pg:
         yield pg
-    finally:
-        with contextlib.suppress(Exception):  # never started, or already stopped
-            signal_all(pg, signal.SIGCONT)
-        with contextlib.suppress(Exception):
-            pg.stop("immediate")
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @dataclass

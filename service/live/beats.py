@@ -1,0 +1,82 @@
+"""The listener's proof of life: a beat through the channel, heard back.
+
+Memory answers for the log (a 304 from memory, a token's player, a board's page) only while
+this instance would have heard every other instance's commit: while its listening
+connection is up. But a connection can stop delivering without closing (its server process
+stuck, a half-open TCP connection, a NAT that silently drops an idle one), which the hub's
+LISTEN probe notices only every `check_every` seconds. So each instance sends a beat, a
+NOTIFY of its own on the channel, every BEAT_EVERY seconds (and at once on each new
+connection). PostgreSQL sends a listener its notifications in commit order, so hearing
+beat n back proves that every line committed before beat n was sent has been heard: the
+hub vouches for memory (StreamHub.epoch) only while its latest proof is younger than
+PROOF_FOR. A listener that hangs costs stale answers for PROOF_FOR at most, not until the
+probe gives up on it.
+
+(Through the broker there are no beats: NATS does not send an instance its own messages,
+and its client notices a dead connection by itself.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+BEAT_EVERY: Final = 0.5  # seconds between beats
+PROOF_FOR: Final = 1.5  # seconds a beat heard back vouches for the listener
+BEAT: Final = "beat"  # the line: 'beat <n>', after the instance's 'from <name>' line
+
+log = logging.getLogger("service.stream")
+
+
+class Beats:
+    """This instance's beats sent, and the latest heard back on the current connection."""
+
+    def __init__(self, listening: asyncio.Event) -> None:
+        self.listening = listening  # the hub's: set while its listener is connected
+        self.now = asyncio.Event()  # set: the next beat goes at once (a new connection)
+        self._n = 0
+        self._sent: dict[int, float] = {}  # beat number -> time.monotonic() when sent
+        self._proven_at = -math.inf  # when the latest beat heard back was sent
+
+    def next(self) -> str:
+        """The next beat's line, its time kept."""
+        self._n += 1
+        self._sent[self._n] = time.monotonic()
+        if len(self._sent) > 100:  # beats lost with a connection are never heard back
+            self._sent.pop(next(iter(self._sent)))
+        return f"{BEAT} {self._n}"
+
+    def heard(self, number: str) -> None:
+        """A beat of this instance's came back."""
+        sent = self._sent.pop(int(number), None) if number.isdigit() else None
+        if sent is not None and sent > self._proven_at:
+            self._proven_at = sent
+
+    def reconnected(self) -> None:
+        """A new listening connection: no beat heard on the last one vouches for it."""
+        self._proven_at = -math.inf
+        self._sent.clear()
+
+    async def forever(self, send: Callable[[str], Awaitable[None]]) -> None:
+        """A beat every BEAT_EVERY seconds while listening, and one at once when `now`."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.now.wait(), BEAT_EVERY)
+            self.now.clear()
+            if not self.listening.is_set():
+                continue
+            try:
+                await send(self.next())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the proof lapses: memory answers nothing meanwhile
+                log.debug("stream: a beat could not be sent: %s", exc)
+
+    def proven(self) -> bool:
+        """Whether a beat heard back on this connection vouches for the listener now."""
+        return time.monotonic() - self._proven_at < PROOF_FOR
