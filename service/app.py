@@ -261,6 +261,7 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     hub.on_board = app[BACKEND_KEY].board_changed
     hub.on_game = functools.partial(positions.announce, app[BACKEND_KEY])
     app[BACKEND_KEY].epoch = hub.epoch
+    app[BACKEND_KEY].others = hub.others
     hub.on_signed_out = functools.partial(accounts.signed_out, app[BACKEND_KEY])
     app[BACKEND_KEY].token_signed_out = hub.token_signed_out
     hub.sweep_races = lambda: race_feeds.sweep(app[BACKEND_KEY])

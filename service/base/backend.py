@@ -111,6 +111,9 @@ class Backend:
     # and loss of it), None while it is not listening: what memory was confirmed under
     # holds only while it stays the same (service/games/positions.py: known_version)
     epoch: Callable[[], int | None] = field(default=lambda: None)
+    # whether other instances may share the database now (the hub's beats tell when none
+    # does: service/live/beats.py): a 304 from memory then waits for their news
+    others: Callable[[], bool] = field(default=lambda: True)
     # the last seq that another instance announced for a game (its NOTIFY or broker
     # line): service/games/positions.py, announce and known_version
     announced: Lru[uuid.UUID, int] = field(default_factory=lambda: Lru(200_000))

@@ -80,18 +80,20 @@ NOTIFY_GRACE: Final = 0.005
 
 
 async def not_modified_from_memory(
-    request: web.Request, tag: str, known: Callable[[], str | None]
+    request: web.Request, tag: str, known: Callable[[], str | None], others: bool = True
 ) -> web.Response | None:
     """A 304 with no round trip to the database, when the request's If-None-Match holds
     `tag`, the tag memory knows to be current (`known()`: the one it knows now, None when
-    it knows none), and still does NOTIFY_GRACE later: by then every commit of another
-    instance acknowledged before this request came has been heard (it would have made
-    memory's copy unknown). Else None: the database answers."""
+    it knows none), and, when `others` (instances) may share the database, still does
+    NOTIFY_GRACE later: by then every commit of another instance acknowledged before this
+    request came has been heard (it would have made memory's copy unknown). Else None:
+    the database answers."""
     if not _not_modified(request, tag):
         return None
-    await asyncio.sleep(NOTIFY_GRACE)
-    if known() != tag:
-        return None
+    if others:
+        await asyncio.sleep(NOTIFY_GRACE)
+        if known() != tag:
+            return None
     return web.Response(status=304, headers={"ETag": f'"{tag}"'})
 
 

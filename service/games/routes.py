@@ -65,7 +65,9 @@ async def _unchanged(request: web.Request, gid: Any, suffix: str = "") -> web.Re
         return None if version is None else f"{gid}.{version}{suffix}"
 
     tag = known()
-    return None if tag is None else await not_modified_from_memory(request, tag, known)
+    return None if tag is None else await not_modified_from_memory(
+        request, tag, known, backend.others()
+    )
 
 
 async def get_game(request: web.Request) -> web.Response:

@@ -12,8 +12,14 @@ hub vouches for memory (StreamHub.epoch) only while its latest proof is younger 
 PROOF_FOR. A listener that hangs costs stale answers for PROOF_FOR at most, not until the
 probe gives up on it.
 
+The other instances' beats say who else shares the database: an instance whose listener
+has been proven and has heard no other instance for ALONE_AFTER seconds is alone, and its
+304s from memory need not wait NOTIFY_GRACE for others' news (base/responses.py). A new
+instance answers nothing before its first beat is heard back (StreamHub.start), by which
+time the others have heard it too.
+
 (Through the broker there are no beats: NATS does not send an instance its own messages,
-and its client notices a dead connection by itself.)
+and its client notices a dead connection by itself; every instance counts on others.)
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Final
 
 BEAT_EVERY: Final = 0.5  # seconds between beats
 PROOF_FOR: Final = 1.5  # seconds a beat heard back vouches for the listener
+ALONE_AFTER: Final = 5.0  # seconds of a proven listener hearing no other instance
 BEAT: Final = "beat"  # the line: 'beat <n>', after the instance's 'from <name>' line
 
 log = logging.getLogger("service.stream")
@@ -42,6 +49,8 @@ class Beats:
         self._n = 0
         self._sent: dict[int, float] = {}  # beat number -> time.monotonic() when sent
         self._proven_at = -math.inf  # when the latest beat heard back was sent
+        self._since = time.monotonic()  # when the current connection began listening
+        self._other_at = -math.inf  # when another instance's line was last heard
 
     def next(self) -> str:
         """The next beat's line, its time kept."""
@@ -61,6 +70,17 @@ class Beats:
         """A new listening connection: no beat heard on the last one vouches for it."""
         self._proven_at = -math.inf
         self._sent.clear()
+        self._since = time.monotonic()
+
+    def heard_other(self) -> None:
+        """Another instance's line came (a beat or any other)."""
+        self._other_at = time.monotonic()
+
+    def alone(self) -> bool:
+        """Whether no other instance shares the database, as far as the beats tell."""
+        now = time.monotonic()
+        return (self.proven() and now - self._since > ALONE_AFTER
+                and now - self._other_at > ALONE_AFTER)
 
     async def forever(self, send: Callable[[str], Awaitable[None]]) -> None:
         """A beat every BEAT_EVERY seconds while listening, and one at once when `now`."""

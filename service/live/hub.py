@@ -4,10 +4,10 @@
 After each commit the writing instance wakes its own subscribers at once; the others
 hear of it at the commit itself: the write's statement sends `NOTIFY game_events` in its
 own transaction (service/database/statements.py), lines of '<game id> <last seq>' and, for
-a win, 'board <variant> <deal>' (which tells the others' memory of that deal's boards,
-service/boards/known.py), after a 'from <instance>' line by which an instance knows its
-own when they come back. So no other instance answers a 304 from memory for a version that
-a client was already told is gone (service/games/positions.py: known_version).
+a win, 'board <variant> <deal>' (service/boards/known.py), after a 'from <instance>' line
+by which an instance knows its own when they come back, whose beats prove the listener
+hears (service/live/beats.py). So no other instance answers a 304 from memory for a
+version that a client was already told is gone (service/games/positions.py).
 PostgreSQL commits notifying transactions one at a time, which group commit makes one
 commit a batch of writes. A publisher task sends, as ONE NOTIFY every few milliseconds,
 'race <race id>' for every race whose log the instance grew, which wakes the other
@@ -109,10 +109,8 @@ class StreamHub(Feeds):
         self.listening = asyncio.Event()
         # counted for /metrics-style questions and for the tests, as the feeds' reads
         self.connects = 0  # successful LISTEN connections, reconnections included
-        # the sign-outs this instance heard, and the answers waiting to (echoes.py)
-        self.echoes = Echoes(self.listening.is_set)
-        # the listener's proof of life: this instance's beats heard back (beats.py)
-        self.beats = Beats(self.listening)
+        self.echoes = Echoes(self.listening.is_set)  # sign-outs heard, answers waiting
+        self.beats = Beats(self.listening)  # the listener's proof of life (beats.py)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -131,9 +129,10 @@ class StreamHub(Feeds):
             self._tasks.append(asyncio.create_task(self.beats.forever(self._send_beat)))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.listening.wait(), wait)
-            async with asyncio.timeout(1.0):  # and its first beat heard back
-                while self.epoch() is None:
+            async with asyncio.timeout(1.0):  # and its first beat heard back, by the
+                while self.epoch() is None:  # others too a moment later (beats.py)
                     await asyncio.sleep(0.005)
+                await asyncio.sleep(GRACE)
 
     async def stop(self) -> None:
         tasks = self._tasks + [f.task for f in self._feeds.values() if f.task is not None]
@@ -161,6 +160,7 @@ class StreamHub(Feeds):
                 if kind == BEAT:
                     self.beats.heard(number)
             return
+        self.beats.heard_other()
         for line in payload.splitlines():
             game, _, seq = line.partition(" ")
             if game in ("from", BEAT):  # another instance's name, or its beat
@@ -204,6 +204,9 @@ class StreamHub(Feeds):
         if not self.listening.is_set() or not (self.broker or self.beats.proven()):
             return None
         return self.connects
+
+    def others(self) -> bool:  # whether other instances may share the database
+        return bool(self.broker) or not self.beats.alone()
 
     # ------------------------------------------------------------ publishing commits
 

@@ -20,8 +20,9 @@ import pytest
 
 from service.database.embedded import with_database
 from service.database.migrate import upgrade
+from service.live import beats
 from service.live.beats import PROOF_FOR
-from service.live.hub import APPLICATION_NAME
+from service.live.hub import APPLICATION_NAME, HUB_KEY
 
 from ..api.helpers import auth, instance, new_game, new_player
 from .helpers import ServiceProcess, private_postgres
@@ -154,3 +155,30 @@ async def listener_processes(server_url: str) -> list[psutil.Process]:
     finally:
         await conn.close()
     return [psutil.Process(row["pid"]) for row in pids]
+
+
+async def test_an_instance_alone_skips_the_grace_and_knows_a_new_one_before_it_serves(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An instance that heard no other for ALONE_AFTER answers its 304s from memory at
+    once (no NOTIFY_GRACE); one that starts beside it is heard before it answers anything:
+    its start waits for its first beat to come back."""
+    monkeypatch.setattr(beats, "BEAT_EVERY", 0.1)
+    monkeypatch.setattr(beats, "ALONE_AFTER", 0.35)
+    async with instance(db_url) as a:
+        hub_a = a.app[HUB_KEY]
+        assert hub_a.others()  # just started: it cannot know yet
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        tag = (await a.get(f"/v1/games/{gid}")).headers["ETag"]
+        await asyncio.sleep(0.5)
+        assert not hub_a.others()
+        assert (await a.get(f"/v1/games/{gid}", headers={"If-None-Match": tag})).status == 304
+        async with instance(db_url) as b:
+            assert hub_a.others() and b.app[HUB_KEY].others()
+            moved = await b.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"},
+                                 headers=auth(ada))
+            assert moved.status == 201
+            assert (await a.get(f"/v1/games/{gid}", headers={"If-None-Match": tag})).status == 200
+            await asyncio.sleep(0.5)  # each hears the other's beats: neither is alone
+            assert hub_a.others() and b.app[HUB_KEY].others()
