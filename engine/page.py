@@ -95,7 +95,7 @@ class PageHelpers(Checked):
         below = Card(card.rank - 1, card.suit).label
         reason = f"{card.label} cannot go to its foundation before {below}"
         if source.startswith("c"):
-            raise IllegalMove(reason)
+            raise IllegalMove(f"{reason}, and it is in a cell already")
         if self.cell_count == 0:
             raise IllegalMove(f"{reason}, and {self.title} has no cells")
         if None not in self.cells:
