@@ -1,10 +1,8 @@
 """The event store on asyncpg: append (one round trip, writes grouped over a few lanes
 under load), read, and the projection.
 
-The driver's errors in the store's calls are translated in connection(), into the errors
-of service/database/connections.py: a duplicate (game_id, seq) is a VersionConflict; a lost
-or refused connection is DatabaseUnavailable.
-"""
+The driver's errors are translated in connection(), into those of connections.py: a
+duplicate (game_id, seq) is a VersionConflict, a lost connection DatabaseUnavailable."""
 
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ import contextvars
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,7 +43,6 @@ from service.database.statements import (
 log = logging.getLogger(__name__)
 
 __all__ = ["EventStore", "Recorded", "Replayed", "StoredEvent"]
-
 
 MAX_BATCH = 64  # writes in one statement, at most
 
@@ -102,10 +99,12 @@ class EventStore:
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
         self._releases: set[asyncio.Future[None]] = set()  # connections going back late
-        # the first line of this instance's NOTIFY payloads, set by the live-event hub
-        # when it listens through PostgreSQL: each write tells the other instances of
-        # itself in its own transaction; None: they are told otherwise (the broker) or not
+        # the first line of this instance's NOTIFY payloads, and its next beat line, which
+        # each payload carries (live/beats.py), set by the live-event hub when it listens
+        # through PostgreSQL: each write tells the other instances of itself in its own
+        # transaction; None: they are told otherwise (the broker) or not
         self.sender: str | None = None
+        self.beat: Callable[[], str] | None = None
 
     @property
     def timeout(self) -> float:
@@ -252,7 +251,9 @@ class EventStore:
         )
 
     def _payloads(self, notices: list[str]) -> list[str]:
-        return [] if self.sender is None else payloads(self.sender, notices)
+        if self.sender is None or self.beat is None:
+            return [] if self.sender is None else payloads(self.sender, notices)
+        return payloads(self.sender, [*notices, self.beat()])
 
     async def _record_one(self, args: tuple[Any, ...], notice: list[str]) -> Recorded:
         """One write, in a statement of its own."""

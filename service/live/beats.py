@@ -6,7 +6,8 @@ connection is up. But a connection can stop delivering without closing (its serv
 stuck, a half-open TCP connection, a NAT that silently drops an idle one), which the hub's
 LISTEN probe notices only every `check_every` seconds. So each instance sends a beat, a
 NOTIFY of its own on the channel, every BEAT_EVERY seconds (and at once on each new
-connection). PostgreSQL sends a listener its notifications in commit order, so hearing
+connection), unless a write's payload carried one meanwhile (each does: its statement's
+NOTIFY). PostgreSQL sends a listener its notifications in commit order, so hearing
 beat n back proves that every line committed before beat n was sent has been heard: the
 hub vouches for memory (StreamHub.epoch) only while its latest proof is younger than
 PROOF_FOR. A listener that hangs costs stale answers for PROOF_FOR at most, not until the
@@ -49,13 +50,14 @@ class Beats:
         self._n = 0
         self._sent: dict[int, float] = {}  # beat number -> time.monotonic() when sent
         self._proven_at = -math.inf  # when the latest beat heard back was sent
+        self._last_sent = -math.inf  # when the latest beat was sent (alone or with a write)
         self._since = time.monotonic()  # when the current connection began listening
         self._other_at = -math.inf  # when another instance's line was last heard
 
     def next(self) -> str:
         """The next beat's line, its time kept."""
         self._n += 1
-        self._sent[self._n] = time.monotonic()
+        self._sent[self._n] = self._last_sent = time.monotonic()
         if len(self._sent) > 100:  # beats lost with a connection are never heard back
             self._sent.pop(next(iter(self._sent)))
         return f"{BEAT} {self._n}"
@@ -83,12 +85,16 @@ class Beats:
                 and now - self._other_at > ALONE_AFTER)
 
     async def forever(self, send: Callable[[str], Awaitable[None]]) -> None:
-        """A beat every BEAT_EVERY seconds while listening, and one at once when `now`."""
+        """A beat every BEAT_EVERY seconds while listening (none while writes carry them),
+        and one at once when `now`."""
         while True:
+            forced = False
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.now.wait(), BEAT_EVERY)
+                forced = await asyncio.wait_for(self.now.wait(), BEAT_EVERY)
             self.now.clear()
             if not self.listening.is_set():
+                continue
+            if not forced and time.monotonic() - self._last_sent < BEAT_EVERY:
                 continue
             try:
                 await send(self.next())

@@ -118,7 +118,7 @@ class StreamHub(Feeds):
         """Start listening (waiting up to `wait` seconds for the first connection; if the
         database is not there yet, the listener keeps trying in the background)."""
         if not self.broker:  # each write of this instance tells the others itself
-            self.store.sender = self.sender
+            self.store.sender, self.store.beat = self.sender, self.beats.next
         listen = self._listen_nats() if self.broker else self._listen()
         self._tasks = [
             asyncio.create_task(listen, name="stream-listener"),
@@ -155,10 +155,11 @@ class StreamHub(Feeds):
 
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         if payload.startswith(self.sender) and payload[len(self.sender):][:1] in ("", "\n"):
-            for line in payload.splitlines():  # this instance's own: only its beats matter
-                kind, _, number = line.partition(" ")
-                if kind == BEAT:
-                    self.beats.heard(number)
+            if BEAT in payload:  # this instance's own: only its beats matter
+                for line in payload.splitlines():
+                    kind, _, number = line.partition(" ")
+                    if kind == BEAT:
+                        self.beats.heard(number)
             return
         self.beats.heard_other()
         for line in payload.splitlines():
