@@ -99,12 +99,12 @@ class EventStore:
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
         self._releases: set[asyncio.Future[None]] = set()  # connections going back late
-        # the first line of this instance's NOTIFY payloads, and its next beat line, which
-        # each payload carries (live/beats.py), set by the live-event hub when it listens
+        # the first line of this instance's NOTIFY payloads, and its next beat line when one
+        # is due, which a payload carries (live/beats.py), set by the live-event hub when it listens
         # through PostgreSQL: each write tells the other instances of itself in its own
         # transaction; None: they are told otherwise (the broker) or not
         self.sender: str | None = None
-        self.beat: Callable[[], str] | None = None
+        self.beat: Callable[[], str | None] | None = None
 
     @property
     def timeout(self) -> float:
@@ -251,9 +251,9 @@ class EventStore:
         )
 
     def _payloads(self, notices: list[str]) -> list[str]:
-        if self.sender is None or self.beat is None:
-            return [] if self.sender is None else payloads(self.sender, notices)
-        return payloads(self.sender, [*notices, self.beat()])
+        beat = None if self.sender is None or self.beat is None else self.beat()
+        lines = notices if beat is None else [*notices, beat]
+        return [] if self.sender is None else payloads(self.sender, lines)
 
     async def _record_one(self, args: tuple[Any, ...], notice: list[str]) -> Recorded:
         """One write, in a statement of its own."""

@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Final
 
 from service.base.backend import Backend
@@ -36,30 +34,26 @@ def lock(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:
     return held
 
 
-@asynccontextmanager
-async def locked(backend: Backend, game_id: uuid.UUID) -> AsyncIterator[None]:
-    """The game's lock held (:func:`lock`), the wait for it taken from the request's
-    budget as a wait for the database is: the writes before it wait for the database, and
-    while it hangs a write queued behind five others still answers within DB_TIMEOUT."""
+async def taken(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:
+    """The game's lock (:func:`lock`), acquired (the caller releases it), the wait for it
+    taken from the request's budget as a wait for the database is: the writes before it
+    wait for the database, and while that hangs a write queued behind five others still
+    answers within DB_TIMEOUT."""
     held = lock(backend, game_id)
-    if held.locked() and (budget := current_budget()) is not None:
-        start = time.monotonic()
-        try:
-            async with asyncio.timeout(max(budget.left, 0)):
-                await held.acquire()
-        except TimeoutError:
-            raise DatabaseUnavailable(
-                "this game's earlier writes on this instance are still waiting for the"
-                " database"
-            ) from None
-        finally:
-            budget.left -= time.monotonic() - start
-    else:
+    if not held.locked() or (budget := current_budget()) is None:
         await held.acquire()
+        return held
+    start = time.monotonic()
     try:
-        yield
+        async with asyncio.timeout(max(budget.left, 0)):
+            await held.acquire()
+    except TimeoutError:
+        raise DatabaseUnavailable(
+            "this game's earlier writes on this instance are still waiting for the database"
+        ) from None
     finally:
-        held.release()
+        budget.left -= time.monotonic() - start
+    return held
 
 
 async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) -> LiveGame:

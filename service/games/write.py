@@ -51,43 +51,44 @@ async def write(
     live = None
     # (no move lands in a race's game after the race's ends_at: record_events refuses it,
     # and ends the race then when nobody has, without a round trip more)
-    async with positions.locked(backend, game_id):
-        try:
-            for attempt in range(WRITE_ATTEMPTS + 1):
-                live = await positions.fresh(backend, game_id, from_log)
-                if attempt == WRITE_ATTEMPTS:  # all spent: this last read names the log's
-                    break
-                try:
-                    done, events, finish = checks.judged(
-                        live, player, expected_version, action, arrival,
-                        backend.max_game_events,
-                    )
-                except (EngineError, VersionMismatch):
-                    if from_log:
-                        raise
-                    from_log = True  # memory's copy said no: judge again on the log
-                    continue
-                try:
-                    return await commit.commit(
-                        backend, game_id, done, events, live.version + 1, finish, idem, extra
-                    )
-                except VersionConflict:
-                    from_log = True  # another instance wrote first: judge again on the log
-            assert live is not None
-            raise VersionMismatch(
-                "other moves keep arriving first; reload the game and try again",
-                current_version=live.version,
-            )
-        except (EngineError, ServiceError) as exc:
-            # a retry (same Idempotency-Key) meets a game moved on since: its first answer
-            if (first := await answers.answered_before(backend, player, idem)) is not None:
-                return first
-            race_id = None if live is None else live.race_id
-            if isinstance(exc, GameFinished) and race_id is not None:
-                # a race's game found over (abandoned at the race's end, say): when the
-                # race's time is up, that is what the refusal says
-                over = await races.over_if_ended(backend, race_id)
-                if over is not None:
-                    raise over from None
-            raise
-
+    held = await positions.taken(backend, game_id)
+    try:
+        for attempt in range(WRITE_ATTEMPTS + 1):
+            live = await positions.fresh(backend, game_id, from_log)
+            if attempt == WRITE_ATTEMPTS:  # all spent: this last read names the log's
+                break
+            try:
+                done, events, finish = checks.judged(
+                    live, player, expected_version, action, arrival,
+                    backend.max_game_events,
+                )
+            except (EngineError, VersionMismatch):
+                if from_log:
+                    raise
+                from_log = True  # memory's copy said no: judge again on the log
+                continue
+            try:
+                return await commit.commit(
+                    backend, game_id, done, events, live.version + 1, finish, idem, extra
+                )
+            except VersionConflict:
+                from_log = True  # another instance wrote first: judge again on the log
+        assert live is not None
+        raise VersionMismatch(
+            "other moves keep arriving first; reload the game and try again",
+            current_version=live.version,
+        )
+    except (EngineError, ServiceError) as exc:
+        # a retry (same Idempotency-Key) meets a game moved on since: its first answer
+        if (first := await answers.answered_before(backend, player, idem)) is not None:
+            return first
+        race_id = None if live is None else live.race_id
+        if isinstance(exc, GameFinished) and race_id is not None:
+            # a race's game found over (abandoned at the race's end, say): when the
+            # race's time is up, that is what the refusal says
+            over = await races.over_if_ended(backend, race_id)
+            if over is not None:
+                raise over from None
+        raise
+    finally:
+        held.release()

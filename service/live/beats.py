@@ -6,8 +6,9 @@ connection is up. But a connection can stop delivering without closing (its serv
 stuck, a half-open TCP connection, a NAT that silently drops an idle one), which the hub's
 LISTEN probe notices only every `check_every` seconds. So each instance sends a beat, a
 NOTIFY of its own on the channel, every BEAT_EVERY seconds (and at once on each new
-connection), unless a write's payload carried one meanwhile (each does: its statement's
-NOTIFY). PostgreSQL sends a listener its notifications in commit order, so hearing
+connection), unless a write's payload carried one meanwhile (its statement's NOTIFY takes
+one when none went for half that). PostgreSQL sends a listener its notifications in
+commit order, so hearing
 beat n back proves that every line committed before beat n was sent has been heard: the
 hub vouches for memory (StreamHub.epoch) only while its latest proof is younger than
 PROOF_FOR. A listener that hangs costs stale answers for PROOF_FOR at most, not until the
@@ -61,6 +62,10 @@ class Beats:
         if len(self._sent) > 100:  # beats lost with a connection are never heard back
             self._sent.pop(next(iter(self._sent)))
         return f"{BEAT} {self._n}"
+
+    def due(self) -> str | None:
+        """A beat's line for a write's payload when none went for BEAT_EVERY / 2, else None."""
+        return self.next() if time.monotonic() - self._last_sent >= BEAT_EVERY / 2 else None
 
     def heard(self, number: str) -> None:
         """A beat of this instance's came back."""

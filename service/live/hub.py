@@ -118,7 +118,7 @@ class StreamHub(Feeds):
         """Start listening (waiting up to `wait` seconds for the first connection; if the
         database is not there yet, the listener keeps trying in the background)."""
         if not self.broker:  # each write of this instance tells the others itself
-            self.store.sender, self.store.beat = self.sender, self.beats.next
+            self.store.sender, self.store.beat = self.sender, self.beats.due
         listen = self._listen_nats() if self.broker else self._listen()
         self._tasks = [
             asyncio.create_task(listen, name="stream-listener"),
