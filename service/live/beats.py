@@ -55,6 +55,11 @@ class Beats:
         self._since = time.monotonic()  # when the current connection began listening
         self._other_at = -math.inf  # when another instance's line was last heard
 
+    @property
+    def sent(self) -> int:
+        """The beats sent so far (each one its transaction, or a write's)."""
+        return self._n
+
     def next(self) -> str:
         """The next beat's line, its time kept."""
         self._n += 1
