@@ -32,10 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 import psutil
 
 from engine import Event, Game
-from service.database.embedded import EmbeddedPostgres
+from service.database.embedded import EmbeddedPostgres, with_database
+from service.database.migrate import upgrade
 
 from ..conftest import through_pooler
 
@@ -394,3 +396,16 @@ def private_postgres() -> Iterator[EmbeddedPostgres]:
         with contextlib.suppress(Exception):
             pg.stop("immediate")
         shutil.rmtree(folder, ignore_errors=True)
+
+
+async def migrated_database(pg: EmbeddedPostgres, name: str) -> str:
+    """`pg` started, a database `name` made on it and migrated: its URL."""
+    server_url = await asyncio.to_thread(pg.start)
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    url = with_database(server_url, name)
+    await asyncio.to_thread(upgrade, url)
+    return url

@@ -18,14 +18,12 @@ import asyncpg
 import psutil
 import pytest
 
-from service.database.embedded import with_database
-from service.database.migrate import upgrade
 from service.live import beats
 from service.live.beats import PROOF_FOR
 from service.live.hub import APPLICATION_NAME, HUB_KEY
 
 from ..api.helpers import auth, instance, new_game, new_player
-from .helpers import ServiceProcess, private_postgres
+from .helpers import ServiceProcess, migrated_database, private_postgres
 
 TRIES = 300
 
@@ -110,12 +108,7 @@ async def test_a_listener_that_hangs_stops_vouching_for_memory_within_its_proof(
     answers from the log again, not from memory, and refuses a token signed out
     elsewhere (the LISTEN probe alone noticed it only after some 20 s)."""
     with private_postgres() as pg:
-        server_url = await asyncio.to_thread(pg.start)
-        conn = await asyncpg.connect(server_url)
-        await conn.execute('CREATE DATABASE "beats"')
-        await conn.close()
-        url = with_database(server_url, "beats")
-        await asyncio.to_thread(upgrade, url)
+        url = await migrated_database(pg, "beats")
         async with instance(url) as a, instance(url) as b:
             ada = await new_player(a)
             device = await (await a.post("/v1/players/me/tokens", json={"device": "phone"},
@@ -125,7 +118,7 @@ async def test_a_listener_that_hangs_stops_vouching_for_memory_within_its_proof(
             tag = (await a.get(f"/v1/games/{gid}")).headers["ETag"]
             assert (await a.get(f"/v1/games/{gid}", headers={"If-None-Match": tag})).status == 304
 
-            listeners = await listener_processes(server_url)
+            listeners = await listener_processes(url)
             assert len(listeners) == 2
             for proc in listeners:
                 proc.send_signal(signal.SIGSTOP)

@@ -37,8 +37,7 @@ from aiohttp.test_utils import TestServer
 
 from service.app import create_app
 from service.base.keys import BACKEND_KEY
-from service.database.embedded import EmbeddedPostgres, with_database
-from service.database.migrate import upgrade
+from service.database.embedded import EmbeddedPostgres
 from service.verify.run import verify
 
 from ..api.helpers import auth, instance, new_game, new_player
@@ -48,6 +47,7 @@ from .helpers import (
     Request,
     at,
     check_log,
+    migrated_database,
     player_moves,
     postgres_processes,
     private_postgres,
@@ -154,12 +154,7 @@ async def outage(
 async def test_database_gone_or_hung_answers_503_then_recovers_without_a_restart(
     own_postgres: EmbeddedPostgres,
 ) -> None:
-    server_url = await asyncio.to_thread(own_postgres.start)
-    conn = await asyncpg.connect(server_url)
-    await conn.execute('CREATE DATABASE "outage"')
-    await conn.close()
-    url = with_database(server_url, "outage")
-    await asyncio.to_thread(upgrade, url)
+    url = await migrated_database(own_postgres, "outage")
 
     async def stop() -> None:
         await asyncio.to_thread(own_postgres.stop, "immediate")
