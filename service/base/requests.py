@@ -60,9 +60,8 @@ async def read_object(request: web.Request) -> dict[str, Any]:
     return data
 
 
-async def parse_body(request: web.Request, model: type[M]) -> tuple[M, Any]:
-    data = await read_object(request)
-    return model.model_validate(data), data
+async def parse_body(request: web.Request, model: type[M]) -> M:
+    return model.model_validate(await read_object(request))
 
 
 def game_id(request: web.Request) -> uuid.UUID:
@@ -104,13 +103,17 @@ class Idempotency:
     request_hash: str
 
 
-def request_hash(route: str, body: Any) -> str:
+def request_hash(route: str, body: BaseModel) -> str:
+    """The request as its body was understood: every field with its value, defaults
+    written out, so a retry that spells a default (`"count": 1`, `"autoplay": true`) or
+    orders its keys otherwise is the same request."""
+    understood = body.model_dump(mode="json", by_alias=True)
     return hashlib.sha256(
-        route.encode() + b"\0" + orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+        route.encode() + b"\0" + orjson.dumps(understood, option=orjson.OPT_SORT_KEYS)
     ).hexdigest()
 
 
-def idempotency(request: web.Request, body: Any) -> Idempotency | None:
+def idempotency(request: web.Request, body: BaseModel) -> Idempotency | None:
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None

@@ -53,7 +53,7 @@ def parse_move(position: Any, body: dict[str, Any]) -> Move:
     source = body["from"]
     if target == "auto":
         return position.move_for_card(_free_card(position, source), "auto")  # type: ignore[no-any-return]
-    return Move(source, target, body.get("count") or 1)
+    return Move(source, target, body["count"])  # 1 unless said: service/games/schemas.py
 
 
 def _free_card(position: Any, pile: str) -> Any:

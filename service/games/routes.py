@@ -27,14 +27,14 @@ from service.solver.verdicts import SOLVER_KEY
 
 async def create_game(request: web.Request) -> web.Response:
     player = await caller(request)
-    body, raw = await parse_body(request, NewGame)
+    body = await parse_body(request, NewGame)
     answer = await commands.create_game(
         request.app[BACKEND_KEY],
         player,
         body.variant,
         body.deal,
         body.autoplay,
-        idempotency(request, raw),
+        idempotency(request, body),
         body.grade,
     )
     if answer.status == 201:
@@ -83,16 +83,17 @@ async def play_move(request: web.Request) -> web.Response:
     player = await caller(request)
     gid = game_id(request)
     raw = await read_object(request)
-    idem = idempotency(request, raw)
     moves: dict[str, Any] | list[dict[str, Any]]
+    body: BatchRequest | MoveRequest
     if "moves" in raw:
-        batch = BatchRequest.model_validate(raw)
-        moves, expected_version = [m.as_dict() for m in batch.moves], batch.expected_version
+        body = BatchRequest.model_validate(raw)
+        moves = [m.as_dict() for m in body.moves]
     else:
         body = MoveRequest.model_validate(raw)
-        moves, expected_version = body.as_dict(), body.expected_version
+        moves = body.as_dict()
     answer = await commands.play(
-        request.app[BACKEND_KEY], gid, player, moves, expected_version, idem
+        request.app[BACKEND_KEY], gid, player, moves, body.expected_version,
+        idempotency(request, body),
     )
     return written(request, answer.body, answer.status)
 
@@ -112,9 +113,9 @@ async def abandon(request: web.Request) -> web.Response:
 async def _simple(request: web.Request, command: str) -> web.Response:
     gid = game_id(request)
     player = await caller(request)
-    body, raw = await parse_body(request, VersionedRequest)
+    body = await parse_body(request, VersionedRequest)
     answer = await commands.simple(
-        request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, raw),
+        request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, body),
         command,
     )
     return written(request, answer.body, answer.status)

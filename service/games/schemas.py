@@ -45,6 +45,8 @@ class OneMove(Body):
             raise ValueError(
                 "'count' goes with 'from'; a move by 'card' takes the cards on top of it"
             )
+        if self.source is not None and self.count is None:
+            self.count = 1  # API.md: count defaults to 1
         return self
 
 

@@ -24,7 +24,7 @@ log = logging.getLogger("service.players")
 
 
 async def create_player(request: web.Request) -> web.Response:
-    body, _ = await parse_body(request, NewPlayer)
+    body = await parse_body(request, NewPlayer)
     player = await players.create_player(request.app[BACKEND_KEY], body.name.strip() or body.name)
     return secret_response(player, 201)
 
@@ -89,7 +89,7 @@ async def list_friends(request: web.Request) -> web.Response:
 
 async def add_token(request: web.Request) -> web.Response:
     player = await caller(request)
-    body, _ = await parse_body(request, NewDevice)
+    body = await parse_body(request, NewDevice)
     answer = await players.add_token(request.app[BACKEND_KEY], player, body.device)
     return secret_response(answer, 201)
 
@@ -119,7 +119,7 @@ async def link_device(request: web.Request) -> web.Response:
     body is read, whatever RATE_LIMITS says: they protect players' accounts."""
     address = request.remote or "-"
     charge(request.app[LINK_GUESSES_KEY], address, "link-code tries from your address")
-    body, _ = await parse_body(request, LinkDevice)
+    body = await parse_body(request, LinkDevice)
     answer = await link_codes.redeem_link_code(
         request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device
     )

@@ -44,7 +44,7 @@ def race_id(request: web.Request) -> uuid.UUID:
 
 async def create_race(request: web.Request) -> web.Response:
     player = await caller(request)
-    body, _ = await parse_body(request, NewRace)
+    body = await parse_body(request, NewRace)
     race = await races.create_race(
         request.app[BACKEND_KEY], player, body.variant, body.deal, body.autoplay,
         body.starts_in_s, body.max_players,

@@ -28,7 +28,7 @@ async def hint(request: web.Request) -> web.Response:
     """POST: a hint is part of the game's record (a HintGiven event), so it is a write."""
     gid = game_id(request)
     player = await caller(request)
-    body, raw = await parse_body(request, VersionedRequest)
+    body = await parse_body(request, VersionedRequest)
     solver = request.app[SOLVER_KEY]
     who = owners.of_request(request, player.id)
 
@@ -41,7 +41,7 @@ async def hint(request: web.Request) -> web.Response:
 
     answer = await commands.give_hint(
         request.app[BACKEND_KEY], judge, gid, player, body.expected_version,
-        idempotency(request, raw),
+        idempotency(request, body),
     )
     return written(request, answer.body, answer.status)
 

@@ -145,6 +145,39 @@ async def test_idempotency_key(client: TestClient) -> None:
     assert len((await r.json())["events"]) == 3
 
 
+
+async def test_a_retry_that_spells_out_the_defaults_is_the_same_request(
+    client: TestClient,
+) -> None:
+    """API.md: `count` defaults to 1 and `expected_version` is optional; a retry that
+    writes the default, orders its keys otherwise or sends null for an optional field is
+    the request it retries, and gets its answer."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=617, autoplay=False)
+    url = f"/v1/games/{game['id']}/moves"
+    h = {**auth(ada), "Idempotency-Key": "spelled"}
+    first = await client.post(url, json={"from": "t1", "to": "c"}, headers=h)
+    assert first.status == 201
+    for retry in (
+        {"from": "t1", "to": "c", "count": 1},
+        {"to": "c", "from": "t1", "expected_version": None},
+    ):
+        again = await client.post(url, json=retry, headers=h)
+        assert again.status == 201, retry
+        assert await again.json() == await first.json()
+    # a count other than the default is another request
+    other = await client.post(url, json={"from": "t1", "to": "c", "count": 2}, headers=h)
+    assert other.status == 422
+    # a new game's `autoplay: true` is its default too
+    h = {**auth(ada), "Idempotency-Key": "new-game"}
+    created = await client.post("/v1/games", json={"variant": "freecell", "deal": 5}, headers=h)
+    assert created.status == 201
+    spelled = {"variant": "freecell", "deal": 5, "autoplay": True, "grade": None}
+    again = await client.post("/v1/games", json=spelled, headers=h)
+    assert again.status == 201 and (await again.json())["id"] == (await created.json())["id"]
+    r = await client.get(f"/v1/games/{game['id']}/events")
+    assert len((await r.json())["events"]) == 2
+
 async def test_deals_and_ranges(client: TestClient) -> None:
     ada = await new_player(client)
     r = await client.post(
