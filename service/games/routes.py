@@ -91,9 +91,9 @@ async def play_move(request: web.Request) -> web.Response:
     else:
         body = MoveRequest.model_validate(raw)
         moves = body.as_dict()
+    idem = idempotency(request, body)
     answer = await commands.play(
-        request.app[BACKEND_KEY], gid, player, moves, body.expected_version,
-        idempotency(request, body),
+        request.app[BACKEND_KEY], gid, player, moves, body.expected_version, idem
     )
     return written(request, answer.body, answer.status)
 
