@@ -70,7 +70,7 @@ NOTIFY = f"(SELECT count(pg_notify('{CHANNEL}', p)) FROM unnest($20::text[]) AS 
 
 RECORD_SQL = (
     "SELECT replayed, request_hash, http_status, response, at, created_at, finished_at,"
-    f" elapsed_ms, race_ends_at, {NOTIFY} AS notified FROM record_events("
+    f" elapsed_ms, race_ends_at, arrived_ms, {NOTIFY} AS notified FROM record_events("
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
 )
 
@@ -79,7 +79,8 @@ RECORD_SQL = (
 # array would be taken for one more dimension) and become jsonb on the server.
 RECORD_MANY_SQL = (
     "SELECT w.ord, r.replayed, r.request_hash, r.http_status, r.response, r.at, r.created_at,"
-    f" r.finished_at, r.elapsed_ms, r.race_ends_at, {NOTIFY} AS notified FROM unnest("
+    f" r.finished_at, r.elapsed_ms, r.race_ends_at, r.arrived_ms, {NOTIFY} AS notified"
+    " FROM unnest("
     "$1::uuid[], $2::int[], $3::text[], $4::uuid[], $5::text[], $6::bigint[], $7::bool[],"
     " $8::text[], $9::int[], $10::int[], $11::int[], $12::int[], $13::text[], $15::text[],"
     " $16::text[], $17::int[], $18::text[], $19::bool[]) WITH ORDINALITY"
@@ -97,7 +98,9 @@ RECORD_MANY_SQL = (
 class Recorded:
     """What record_events did: the key's earlier answer (nothing appended), or the write's
     time from the database's clock with the game's creation and finish times, or (nothing
-    appended either) the end of the game's race, which the write came after."""
+    appended either) the end of the game's race, which the write came after, or the moment
+    the write came (ms since the game's creation), before which a move of it was not
+    played."""
 
     replayed: Replayed | None
     at: datetime
@@ -105,3 +108,4 @@ class Recorded:
     finished_at: datetime | None
     elapsed_ms: int | None
     race_ends_at: datetime | None = None
+    arrived_ms: int | None = None

@@ -99,11 +99,10 @@ class EventStore:
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
         self._releases: set[asyncio.Future[None]] = set()  # connections going back late
-        # the first line of this instance's NOTIFY payloads, and its next beat line when one
-        # is due, which a payload carries (live/beats.py), set by the live-event hub when it listens
-        # through PostgreSQL: each write tells the other instances of itself in its own
-        # transaction; None: they are told otherwise (the broker) or not
-        self.sender: str | None = None
+        # the first line of this instance's NOTIFY payloads, and its next beat line when
+        # due (live/beats.py), set by the live-event hub when it listens through PostgreSQL:
+        # each write tells the other instances of itself in its own transaction; None:
+        self.sender: str | None = None  # they are told otherwise (the broker) or not
         self.beat: Callable[[], str | None] | None = None
 
     @property
@@ -190,14 +189,14 @@ class EventStore:
         notice: Sequence[str] = (),
     ) -> Recorded:
         """Append events at first_seq… with the projection, the idempotency record, for
-        a win the board entries, and for a race's game the race's events
-        (migrations/sql/0010_record_events.sql).
+        a win the board entries, for a race's game the race's events (record_events,
+        migrations/sql/0019_record_events.sql). All or nothing, in one statement.
 
-        All or nothing, in one statement. `finish` is 'now', 'keep' or 'none' (what the
-        write does to the game's finish time). Returns the earlier answer when the key was
-        already used (and appends nothing), or the race's `race_ends_at` when the game is a
-        race's whose time was up (nothing appended; the race ended, its games in play
-        abandoned); raises VersionConflict when first_seq is taken.
+        `finish` is 'now', 'keep' or 'none' (what the write does to the game's finish
+        time). Returns the earlier answer when the key was already used, the race's
+        `race_ends_at` when the game is a race's whose time was up (the race ended, its
+        games in play abandoned), or `arrived_ms` when a move says it was played after
+        that: each appends nothing. Raises VersionConflict when first_seq is taken.
 
         Writes that wait for a lane (see __init__) go in one statement with others, each
         still all or nothing: a batch is one transaction, and when one of its writes
@@ -343,7 +342,8 @@ class EventStore:
         if row["race_ends_at"] is not None:
             return Recorded(None, row["at"], None, None, None, row["race_ends_at"])
         return Recorded(
-            None, row["at"], row["created_at"], row["finished_at"], row["elapsed_ms"]
+            None, row["at"], row["created_at"], row["finished_at"], row["elapsed_ms"],
+            arrived_ms=row["arrived_ms"],
         )
 
     async def find_key(self, player_id: uuid.UUID, key: str) -> Replayed | None:

@@ -71,6 +71,8 @@ async def commit(
             assert idem is not None
             return answers.replayed(recorded.replayed, idem)
         answer = Answer(201, answers.stamped(template, recorded.at))
+        if recorded.arrived_ms is not None:  # (nothing was appended)
+            raise times.played_late(events, recorded.arrived_ms)
         assert recorded.created_at is not None
         last = times.last_action_ms(
             done.last_action_ms, recorded.created_at, recorded.at, events

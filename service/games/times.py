@@ -17,10 +17,12 @@ event's `at`.
 
 A batch's times go forward: each move's is at or after the game's previous action (its
 `played_ms`, else its arrival) and the batch's move before it (a move that says nothing
-counts at the batch's arrival), and none is after the moment the batch arrived; else the
-batch is refused with 422 naming the move (:func:`check`, in the write path). So a time
-can be claimed only once it has passed, and an offline win at a person's pace is verified
-as an online one is. The pace rule reads the same times in the database
+counts at the batch's arrival), else the batch is refused with 422 naming the move
+(:func:`check`, in the write path). None is after the moment the batch came by the
+database's clock, the one that times the game: record_events refuses such a write
+(migrations/sql/0019_record_events.sql), and :func:`played_late` names its move. So a
+time can be claimed only once it has passed, and an offline win at a person's pace is
+verified as an online one is. The pace rule reads the same times in the database
 (game_median_move_ms, migrations/sql/0009_pace.sql) and in `python -m service verify`
 (service/verify/replay.py).
 """
@@ -108,33 +110,42 @@ def last_action_ms(
     return last
 
 
+def _players_moves(events: Iterable[Event]) -> Iterable[tuple[int, Event]]:
+    """The player's own moves of a write's events, each with its index in the batch."""
+    return enumerate(e for e in events if e.type == CARD_MOVED and not e.data.get("auto"))
+
+
 def check(events: Iterable[Event], last: int, created_at: datetime, arrival: datetime) -> None:
     """Refuse (BadMoveTime, 422 with the move's `index` in the batch) a write whose moves
     say they were played before the game's previous action (played at `last`, ms since
-    the creation), before the move before them, or after `arrival`."""
-    index = -1
-    now: int | None = None  # the arrival, in ms since the creation (once needed)
+    the creation) or before the move before them. A move that says nothing is timed at
+    `arrival`, this machine's estimate of the database's time (which bounds the times
+    said: :func:`played_late`)."""
     before = "the game's previous action"
-    for e in events:
-        if e.type != CARD_MOVED or e.data.get("auto"):
-            continue
-        index += 1
+    for index, e in _players_moves(events):
         given = e.data.get(PLAYED_MS)
-        if now is None:
-            now = whole_ms(created_at, arrival)
         if given is None:  # timed at its arrival
-            last, before = now, f"move {index}, which is timed at its arrival"
-            continue
-        if given < last:
+            last = whole_ms(created_at, arrival)
+            before = f"move {index}, which is timed at its arrival"
+        elif given < last:
             raise BadMoveTime(
                 f"move {index} of the batch (from 0): played_ms {given} is before {before}"
                 f" ({last} ms after the game's creation): a batch's times go forward",
                 index=index,
             )
-        if given > now:
-            raise BadMoveTime(
+        else:
+            last, before = given, f"move {index}"
+
+
+def played_late(events: Iterable[Event], arrived_ms: int) -> BadMoveTime:
+    """The refusal of a write that came `arrived_ms` after the game's creation (by the
+    database's clock), whose moves say one was played later: it names the first."""
+    for index, e in _players_moves(events):
+        given = e.data.get(PLAYED_MS)
+        if given is not None and given > arrived_ms:
+            return BadMoveTime(
                 f"move {index} of the batch (from 0): played_ms {given} is after the batch"
-                f" arrived ({now} ms after the game's creation)",
+                f" arrived ({arrived_ms} ms after the game's creation)",
                 index=index,
             )
-        last, before = given, f"move {index}"
+    raise AssertionError(f"no move of the write says it was played after {arrived_ms} ms")

@@ -46,7 +46,7 @@ async def write(
     """The one way to change a game: `action` on a copy of its position, judged by the log.
 
     `extra` goes into the answer's body beside the game and its events."""
-    arrival = datetime.now(UTC)  # no move of the write may say it was played later
+    arrival = datetime.now(UTC)  # when the write came, by this machine (times.check)
     from_log = False  # whether the game is read from the log (else memory's copy will do)
     live = None
     # (no move lands in a race's game after the race's ends_at: record_events refuses it,

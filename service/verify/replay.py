@@ -19,7 +19,7 @@ from typing import Any
 from engine import EngineError, Event, Game
 from engine.game import CARD_MOVED, GAME_CREATED
 from service.boards import order
-from service.games.times import finished_at_after, is_players, played_at
+from service.games.times import finished_at_after, is_players, played_at, played_ms, whole_ms
 from service.games.views import elapsed_ms
 
 
@@ -118,6 +118,9 @@ def replay(events: Sequence[Any]) -> dict[str, Any]:
         last_seq = e["seq"]
         if e["type"] == CARD_MOVED and e["data"].get("auto") and not game.autoplay:
             notes.append(f"event {e['seq']} is an automatic move, but autoplay is off")
+        if (said := played_ms(first["at"], e["at"], e["data"])) > whole_ms(first["at"], e["at"]):
+            notes.append(f"event {e['seq']} says it was played {said} ms after the game's"
+                         " creation, after it was recorded")
         try:
             game.apply(Event(e["type"], e["data"]), check=True)
         except (EngineError, KeyError, TypeError, ValueError) as exc:

@@ -226,6 +226,28 @@ def test_replay_finds_an_automatic_move_left_unplayed() -> None:
     assert replay(whole)["notes"] == []
 
 
+
+def test_replay_finds_a_move_said_played_after_it_was_recorded() -> None:
+    """A batch's move may say when it was played, never later than its write came: a log
+    with such a time is one the database refuses to write (record_events)."""
+    from datetime import UTC, datetime, timedelta
+
+    from engine import Game, Move
+    from service.verify.replay import replay
+
+    game, created = Game.new("freecell", 617, False)
+    moved = game.play(Move.parse("t1-c1"))
+    t0 = datetime(2026, 12, 1, tzinfo=UTC)
+
+    def log(played_ms: int) -> list[dict[str, Any]]:
+        return [{"seq": 1, "type": created[0].type, "data": created[0].data, "at": t0},
+                *({"seq": 2 + i, "type": e.type, "data": {**e.data, "played_ms": played_ms},
+                   "at": t0 + timedelta(milliseconds=500)} for i, e in enumerate(moved))]
+
+    assert replay(log(500))["notes"] == []
+    assert replay(log(501))["notes"] == [
+        "event 2 says it was played 501 ms after the game's creation, after it was recorded"]
+
 async def test_verify_recomputes_a_races_progress_finishes_and_ranking_from_the_games(
     client: TestClient, db_url: str
 ) -> None:

@@ -13,9 +13,11 @@ import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 from engine import EngineError, Game, Move
+from service.games import write
 from service.verify.run import verify
 
 from ...conftest import ROOT
@@ -194,3 +196,40 @@ async def test_the_previous_action_is_timed_by_the_log_on_every_instance(
            " game's creation): a batch's times go forward")
     answer = await batch(b, ada, gid, [{"from": "t1", "to": "c1", "played_ms": arrival}])
     assert answer["game"]["version"] == 4
+
+
+class Skewed(datetime):
+    """The service's clock, `by` off the database's (this machine's)."""
+
+    by = timedelta(0)
+
+    @classmethod
+    def now(cls, tz: Any = None) -> Any:
+        return datetime.now(tz) + cls.by
+
+
+async def test_times_are_bounded_by_the_databases_clock_not_the_services(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game is timed by the database's clock. A service whose own clock runs 5 s
+    ahead refuses a move said to be played after the batch came; one whose clock runs 5 s
+    behind takes a move played before it came. A refused write keeps no Idempotency-Key."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=617, autoplay=False)
+    url, headers = f"/v1/games/{game['id']}/moves", {**auth(ada), "Idempotency-Key": "offline"}
+    await until_past(game["created_at"], 400)
+    offline = {"moves": [{"from": "t1", "to": "c1", "played_ms": 1000}]}
+    monkeypatch.setattr(write, "datetime", Skewed)
+    monkeypatch.setattr(Skewed, "by", timedelta(seconds=5))
+    r = await client.post(url, json=offline, headers=headers)
+    problem = await r.json()
+    assert r.status == 422, problem
+    arrived = re.fullmatch(r"played_ms 1000 is after the batch arrived \((\d+) ms after"
+                           r" the game's creation\)", problem["detail"].split(": ", 1)[1])
+    assert arrived and 400 <= int(arrived[1]) < 1000 and problem["index"] == 0
+    assert (await get(client, f"/v1/games/{game['id']}"))["version"] == 1
+    monkeypatch.setattr(Skewed, "by", timedelta(seconds=-5))
+    await until_past(game["created_at"], 1000)
+    r = await client.post(url, json=offline, headers=headers)
+    assert r.status == 201, await r.text()
+    assert (await r.json())["events"][0]["data"]["played_ms"] == 1000
