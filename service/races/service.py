@@ -57,9 +57,10 @@ RACING_SQL: Final = (
     "SELECT r.id FROM races r JOIN race_players p ON p.race_id = r.id AND p.player_id = $1"
     " WHERE r.status = 'running' AND r.variant = $2 AND r.deal = $3 LIMIT 1"
 )
-# a running race on a game's deal, whoever races in it
-RACE_ON_GAMES_DEAL_SQL: Final = (
-    "SELECT r.id FROM games g JOIN races r ON r.variant = g.variant AND r.deal = g.deal"
+# a running race on a game's deal in which the game's player races
+RACE_OF_GAMES_PLAYER_SQL: Final = (
+    "SELECT r.id FROM games g JOIN race_players p ON p.player_id = g.player_id"
+    " JOIN races r ON r.id = p.race_id AND r.variant = g.variant AND r.deal = g.deal"
     " WHERE g.id = $1 AND r.status = 'running' LIMIT 1"
 )
 JOIN_REFUSALS: Final = {
@@ -192,12 +193,13 @@ async def racing_on(
     return race
 
 
-async def race_on_games_deal(backend: Backend, game_id: uuid.UUID) -> uuid.UUID | None:
-    """A running race on the game's deal (its variant and number), if any, whoever plays
-    the game: one query, which needs no replay of the game."""
+async def race_of_games_player(backend: Backend, game_id: uuid.UUID) -> uuid.UUID | None:
+    """A running race on the game's deal (its variant and number) in which the game's
+    player races, if any (racing_on, from the game's id): one query, which needs no
+    replay of the game."""
     async with backend.store.connection() as conn:
         race: uuid.UUID | None = await conn.fetchval(
-            RACE_ON_GAMES_DEAL_SQL, game_id, timeout=backend.store.timeout
+            RACE_OF_GAMES_PLAYER_SQL, game_id, timeout=backend.store.timeout
         )
     return race
 

@@ -46,25 +46,13 @@ async def hint(request: web.Request) -> web.Response:
     return written(request, answer.body, answer.status)
 
 
-def refuse_while_raced(race: Any, what: str) -> None:
-    """What anyone may ask of a finished game (its hint, its analysis) is refused while a
-    race runs on its deal: a racer would ask it of any game of the deal, their own or
-    not, or with no token at all."""
-    if race is not None:
-        raise Forbidden(
-            f"race {race} is running on this deal: {what} of its games are refused, to"
-            " everyone, until the race is over"
-        )
-
-
 async def hint_after(request: web.Request) -> web.Response:
     """GET: the hint on a game that is over, recorded nowhere (anyone may ask)."""
     backend = request.app[BACKEND_KEY]
     gid = game_id(request)
     live = await positions.current(backend, gid)
-    # (a race on the deal, whoever races, covers its player's: one query, not two)
-    commands.refuse_in_race_games(live)
-    refuse_while_raced(await races.race_on_games_deal(backend, gid), "hints")
+    # as a hint asked with a token: none of a race's games, nor of a racer's on its deal
+    await commands.refuse_hints_in_races(backend, live)
     game = live.game.copy()
     hints.require_over(game, "a hint read without a record")
     who = owners.of_request(request)
@@ -79,8 +67,13 @@ async def analysis(request: web.Request) -> web.Response:
     backend = request.app[BACKEND_KEY]
     gid = game_id(request)
     # the analysis of a game of a race's deal says which of its positions can still be won:
-    # refused while a race runs on the deal (kept or not)
-    refuse_while_raced(await races.race_on_games_deal(backend, gid), "analyses")
+    # refused, as hints are, while its player races on the deal (kept or not)
+    race = await races.race_of_games_player(backend, gid)
+    if race is not None:
+        raise Forbidden(
+            f"the game's player races on this deal in race {race}: analyses of their games"
+            " of the deal are refused until the race is over"
+        )
     kept = request.app[ANALYSES_KEY]
     body = kept.get(gid)  # kept: the game is over, and never changes
     if body is None:
