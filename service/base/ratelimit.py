@@ -17,7 +17,7 @@ out altogether.
 
 One limit is not the middleware's and holds whatever RATE_LIMITS says, because it guards
 players' accounts rather than the service's capacity: guesses of link codes
-(`POST /v1/tokens`), LINK_GUESSES_PER_MINUTE per client address (handlers/players.py).
+(`POST /v1/tokens`), RATE_LINK_TRIES_PER_MINUTE per client address (players/routes.py).
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from service.base.requests import EVENTS_PAGE
 from service.base.settings import Settings
 
 STREAM_RETRY_SECONDS = 5
-LINK_GUESSES_PER_MINUTE = 10
 
 
 class Slots:

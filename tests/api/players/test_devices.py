@@ -233,6 +233,13 @@ async def test_code_guesses_are_limited_even_with_rate_limits_off(db_url: str) -
             if r.status == 429:
                 assert int(r.headers["Retry-After"]) >= 1
         assert statuses == [422] * 10 + [429] * 2
+    # where many players share an address, the number is raised (RATE_LINK_TRIES_PER_MINUTE)
+    async with instance(db_url, rate_limits="off", rate_link_tries_per_minute=15) as client:
+        statuses = []
+        for _ in range(16):
+            r = await client.post("/v1/tokens", json={"code": "AAAA-BBBB", "device": "x"})
+            statuses.append(r.status)
+        assert statuses == [422] * 15 + [429]
 
 
 async def test_tokens_in_use_are_bounded(client: TestClient) -> None:
