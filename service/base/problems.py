@@ -61,12 +61,41 @@ def problem(status: int, detail: str, slug: str | None = None, title: str | None
                         content_type=PROBLEM, headers=headers)
 
 
+# pydantic's refusals in words a player may be shown (its own are a programmer's: "Input
+# should be greater than or equal to 1"); a validator's own message is shown as it is
+_PLAIN: Final = {
+    "missing": "is required",
+    "extra_forbidden": "is not a field of this request",
+    "string_too_short": "must be {min_length} or more characters long",
+    "string_too_long": "must be {max_length} or fewer characters long",
+    "too_short": "must hold {min_length} or more",
+    "too_long": "must hold {max_length} or fewer",
+    "literal_error": "must be {expected}",
+    "greater_than_equal": "must be at least {ge}",
+    "less_than_equal": "must be at most {le}",
+    "int_type": "must be a whole number",
+    "string_type": "must be text",
+    "bool_type": "must be true or false",
+    "list_type": "must be a list",
+    "model_type": "must be an object",
+    "dict_type": "must be an object",
+}
+
+
+def _message(err: Any) -> str:
+    ctx = err.get("ctx") or {}
+    if err["type"] == "value_error" and "error" in ctx:
+        return str(ctx["error"])  # (without pydantic's "Value error, ")
+    plain = _PLAIN.get(err["type"])
+    return plain.format(**ctx) if plain is not None else str(err["msg"])
+
+
 def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
     errors = []
     parts = []
     for err in exc.errors(include_url=False, include_input=False):
         where = ".".join(str(p) for p in err["loc"]) or "body"
-        msg = err["msg"]
+        msg = _message(err)
         errors.append({"field": where, "message": msg})
         parts.append(f"{where}: {msg}")
     return "the request body is not valid: " + "; ".join(parts), errors

@@ -168,6 +168,9 @@ async def read_nothing(request: web.Request) -> None:
 # (Cn), and the line and paragraph separators (Zl, Zp: a name in two lines passes for two
 # rows of a board); with them one player could pass for another on a board.
 _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+# the variation selectors of emoji (U+FE0E text, U+FE0F emoji presentation), which phones'
+# keyboards put after ❤, ☺ or ✌: a hint to the font, dropped, not refused
+_PRESENTATION = str.maketrans("", "", "\ufe0e\ufe0f")
 
 
 def shown_text(what: str, most: int) -> object:
@@ -175,7 +178,7 @@ def shown_text(what: str, most: int) -> object:
     characters, none of them one that could make it pass for another."""
 
     def check(text: str) -> str:
-        text = text.strip()
+        text = text.translate(_PRESENTATION).strip()
         if not 1 <= len(text) <= most:
             raise ValueError(f"{what} is 1 to {most} characters after trimming spaces")
         for ch in text:
@@ -186,4 +189,4 @@ def shown_text(what: str, most: int) -> object:
                 )
         return text
 
-    return Annotated[StrictStr, Field(min_length=1, max_length=400), AfterValidator(check)]
+    return Annotated[StrictStr, Field(max_length=400), AfterValidator(check)]

@@ -28,7 +28,7 @@ INVISIBLE = {
     "Braille blank": "ada\u2800",
     "halfwidth Hangul filler": "ada\uffa0",
     "combining grapheme joiner": "ada\u034f",
-    "variation selector 16": "ada\ufe0f",
+    "variation selector 1": "ada\ufe00",
     "only a Hangul filler": "\u3164",
 }
 
@@ -107,6 +107,18 @@ async def test_invisible_characters_are_400(client: TestClient) -> None:
     # none of them made a player: the name is still free
     await new_player(client, "ada")
 
+
+
+async def test_an_emojis_presentation_selector_is_dropped_not_refused(
+    client: TestClient,
+) -> None:
+    """Phones' keyboards follow ❤ with U+FE0F (draw it as an emoji): the name is taken
+    without it, and one that differs only by it looks like it."""
+    status, body = await create(client, "Ana \u2764\ufe0f")
+    assert status == 201, body
+    assert body["name"] == "Ana \u2764"
+    status, problem = await create(client, "Ana \u2764\ufe0e")
+    assert status == 409 and str(problem["type"]).endswith("/name-taken"), problem
 
 async def test_lookalike_names_created_at_once_make_one_player(db_url: str) -> None:
     names = ["ada", "ADA", "\u0430da", "\uff41\uff44\uff41", "Ada", "aDa", "adA", "AdA"]
