@@ -156,19 +156,21 @@ async def over_if_ended(backend: Backend, race_id: uuid.UUID) -> RaceOver | None
     """The refusal of a write to one of the race's games when the race's end has passed
     by the database's clock, else None."""
     async with backend.store.connection() as conn:
-        ends_at: datetime | None = await conn.fetchval(
-            "SELECT ends_at FROM races WHERE id = $1 AND ends_at <= clock_timestamp()",
+        ended_at: datetime | None = await conn.fetchval(
+            "SELECT least(ends_at, ended_at) FROM races WHERE id = $1"
+            " AND ends_at <= clock_timestamp()",
             race_id, timeout=backend.store.timeout,
         )
-    return None if ends_at is None else over(race_id, ends_at)
+    return None if ended_at is None else over(race_id, ended_at)
 
 
-def over(race_id: uuid.UUID, ends_at: datetime) -> RaceOver:
-    """The refusal of a write to one of the race's games after the race's end."""
+def over(race_id: uuid.UUID, ended_at: datetime) -> RaceOver:
+    """The refusal of a write to one of the race's games after the race's end, which was
+    at `ended_at` (its ends_at, or earlier when every game was over before)."""
     return RaceOver(
-        f"race {race_id} ended at {ends_at.isoformat()}: no move is taken after a race's"
-        " end, and the games still in play then were abandoned",
-        race_id=str(race_id), ends_at=ends_at.isoformat(),
+        f"race {race_id} ended at {ended_at.isoformat()}: no move is taken after a race's"
+        " end (a game still in play at its ends_at is abandoned then)",
+        race_id=str(race_id), ended_at=ended_at.isoformat(),
     )
 
 

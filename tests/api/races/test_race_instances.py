@@ -281,7 +281,7 @@ async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: st
             problem = await r.json()
             assert problem["type"].endswith("/race-over")
             assert f"race {rid} ended at " in problem["detail"]
-            assert datetime.fromisoformat(problem["ends_at"]) == datetime.fromisoformat(
+            assert datetime.fromisoformat(problem["ended_at"]) == datetime.fromisoformat(
                 race["ends_at"])
         # a refused write keeps no idempotency key: the answer was not a 201
         assert await fetch(db_url, "SELECT count(*) FROM idempotency_keys") == 0
