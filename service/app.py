@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
+import hmac
 import itertools
 import logging
 import re
@@ -184,6 +186,7 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
             games=GameCache(settings.cache_games),
             players=Lru(settings.cache_tokens),
             max_game_events=settings.max_game_events,
+            cursor_key=hmac.new(app[LINK_KEY], b"board cursors", hashlib.sha256).digest(),
         )
         yield
         await pool.close()

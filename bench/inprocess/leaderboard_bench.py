@@ -103,7 +103,7 @@ async def main() -> None:
         middle = keys[len(keys) // 2]["player_id"]
         ids = [r["player_id"] for r in random.sample(list(keys), min(1000, len(keys)))]
         backend = Backend(store=EventStore(pool), games=GameCache(10))
-        cursor = board_cursor(deep, int(len(keys) * 0.9) + 1)  # type: ignore[arg-type]
+        cursor = board_cursor(deep, int(len(keys) * 0.9) + 1, backend.cursor_key)  # type: ignore[arg-type]
         me = Player(middle, "?")
         picks = iter(ids * (REPEATS // len(ids) + 2))
 

@@ -120,6 +120,9 @@ class Backend:
     # the boards' pages this instance answered, as service/boards/known.py keeps them, and
     # how many times each deal's boards changed (a win here or announced) since it began
     boards: Lru[Any, Any] = field(default_factory=lambda: Lru(10_000))
+    # the key that signs boards' cursors (service/boards/cursors.py), the same on every
+    # instance (made from the link codes' key, LINK_CODE_KEY)
+    cursor_key: bytes = b""
     board_changes: dict[tuple[str, int], int] = field(default_factory=dict)
     # told (variant, deal) after a win of this instance: the hub passes it on
     board_committed: Callable[[str, int], None] = field(default=lambda _variant, _deal: None)

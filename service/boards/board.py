@@ -129,18 +129,23 @@ def _entry(row: asyncpg.Record, rank: int) -> dict[str, Any]:
     }
 
 
-def _page(rows: Sequence[asyncpg.Record], first_rank: int, limit: int) -> dict[str, Any]:
-    return page_of(rows, range(first_rank, first_rank + len(rows)), limit)
+def _page(
+    rows: Sequence[asyncpg.Record], first_rank: int, limit: int, secret: bytes
+) -> dict[str, Any]:
+    return page_of(rows, range(first_rank, first_rank + len(rows)), limit, secret)
 
 
-def page_of(rows: Sequence[asyncpg.Record], ranks: Sequence[int], limit: int) -> dict[str, Any]:
+def page_of(
+    rows: Sequence[asyncpg.Record], ranks: Sequence[int], limit: int, secret: bytes
+) -> dict[str, Any]:
     """The first `limit` rows as entries with their `ranks`, and the cursor after the last
-    when there are more."""
+    when there are more (signed with `secret`, Backend.cursor_key)."""
     shown = rows[:limit]
     entries = [_entry(row, rank) for row, rank in zip(shown, ranks, strict=False)]
     more = len(rows) > limit
-    last = board_cursor(order.values(shown[-1]), ranks[len(shown) - 1]) if more else None
-    return {"entries": entries, "next": last}
+    last = order.values(shown[-1]) if more else None
+    cursor = None if last is None else board_cursor(last, ranks[len(shown) - 1], secret)
+    return {"entries": entries, "next": cursor}
 
 
 def board_name(assisted: bool = False, no_undo: bool = False) -> str:
@@ -166,7 +171,7 @@ async def board(
     variant = check_deal_number(variant, deal)
     timeout = backend.store.timeout
     if cursor:
-        after, rank = parse_board_cursor(cursor)
+        after, rank = parse_board_cursor(cursor, backend.cursor_key)
         async with backend.store.connection() as conn:
             rows = await conn.fetch(
                 BOARD_AFTER, variant, deal, limit + 1, *after, kind, timeout=timeout
@@ -176,7 +181,8 @@ async def board(
         async with backend.store.connection() as conn:
             rows = await conn.fetch(BOARD_FIRST, variant, deal, limit + 1, kind, timeout=timeout)
     first_rank = rank + 1
-    return {"variant": variant, "deal": deal, "board": kind, **_page(rows, first_rank, limit)}
+    page = _page(rows, first_rank, limit, backend.cursor_key)
+    return {"variant": variant, "deal": deal, "board": kind, **page}
 
 
 async def board_around(
@@ -201,7 +207,9 @@ async def board_around(
     above = sorted((r for r in rows if r["part"] == 1), key=order.sort_key)
     below = sorted((r for r in rows if r["part"] == 2), key=order.sort_key)
     rank = mine["before"] + 1
-    page = _page([*above, mine, *below], rank - len(above), len(above) + 1 + AROUND)
+    page = _page(
+        [*above, mine, *below], rank - len(above), len(above) + 1 + AROUND, backend.cursor_key
+    )
     return {
         "variant": variant, "deal": deal, "board": kind, **page, "rank": rank,
         "me": _entry(mine, rank),

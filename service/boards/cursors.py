@@ -1,8 +1,10 @@
 """Keyset cursors: the opaque `next` of a board's pages and of a player's games.
 
-A cursor is "kind:part:...", base64url without padding. A board's cursor (kind b1) holds
+A cursor is "kind:part:...", base64url without padding. A board's cursor (kind b2) holds
 the last entry's key, one part per column of the board's order (service/boards/order.py,
-each written by its type), then its rank; a games cursor (kind g1) the last game's
+each written by its type), its rank, and a MAC of them under the service's key
+(Backend.cursor_key): the next page's ranks count on from that rank, which is therefore the
+service's, not a client's to choose. A games cursor (kind g1) holds the last game's
 creation time and id. A cursor that is not one of these is a 400.
 """
 
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -74,14 +78,22 @@ def _read(sql_type: str, part: str) -> Any:
     return value
 
 
-def board_cursor(key: BoardKey, rank: int) -> str:
-    """The cursor after the entry with this key (order.values) and rank."""
-    parts = [_written(c.type, value) for c, value in zip(ORDER, key, strict=True)]
-    return _encode("b1", *parts, rank)
+def _mac(secret: bytes, parts: list[object]) -> str:
+    text = ":".join(map(str, parts)).encode()
+    return hmac.new(secret, text, hashlib.sha256).hexdigest()[:24]
 
 
-def parse_board_cursor(cursor: str) -> tuple[BoardKey, int]:
-    *parts, rank = _decode("b1", cursor, len(ORDER) + 1)
+def board_cursor(key: BoardKey, rank: int, secret: bytes) -> str:
+    """The cursor after the entry with this key (order.values) and rank, signed with
+    `secret`."""
+    parts = [*(_written(c.type, value) for c, value in zip(ORDER, key, strict=True)), rank]
+    return _encode("b2", *parts, _mac(secret, parts))
+
+
+def parse_board_cursor(cursor: str, secret: bytes) -> tuple[BoardKey, int]:
+    *parts, rank, mac = _decode("b2", cursor, len(ORDER) + 2)
+    if not hmac.compare_digest(mac, _mac(secret, [*parts, rank])):
+        raise BadRequest(_DAMAGED)
     try:
         key = tuple(_read(c.type, part) for c, part in zip(ORDER, parts, strict=True))
         return key, _read("bigint", rank)

@@ -52,11 +52,12 @@ async def friends_board(
     timeout = backend.store.timeout
     async with backend.store.connection() as conn:
         if cursor:
-            after, _rank = parse_board_cursor(cursor)
+            after, _rank = parse_board_cursor(cursor, backend.cursor_key)
             rows = await conn.fetch(FRIENDS_AFTER, variant, deal, limit + 1, kind, player.id,
                                     *after, timeout=timeout)  # fmt: skip
         else:
             rows = await conn.fetch(FRIENDS_FIRST, variant, deal, limit + 1, kind, player.id,
                                     timeout=timeout)  # fmt: skip
     ranks = [row["ahead"] + 1 for row in rows]
-    return {"variant": variant, "deal": deal, "board": kind, **page_of(rows, ranks, limit)}
+    page = page_of(rows, ranks, limit, backend.cursor_key)
+    return {"variant": variant, "deal": deal, "board": kind, **page}

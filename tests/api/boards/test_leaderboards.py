@@ -7,6 +7,7 @@ event store (record_events, as the service does) for players made through the AP
 
 from __future__ import annotations
 
+import base64
 import uuid
 from datetime import UTC, datetime
 
@@ -125,6 +126,13 @@ async def test_pages_by_cursor_and_around_me(client: TestClient, store: EventSto
     rest = await get(client, f"/v1/leaderboards/freecell/617?cursor={around['next']}")
     assert [e["player"]["name"] for e in rest["entries"]] == ["p12"]
     assert rest["entries"][0]["rank"] == 17 and rest["next"] is None
+    # the ranks a page counts from are the service's: a cursor given another rank is 400,
+    # not a page that shows p12 first
+    text = base64.urlsafe_b64decode(around["next"] + "==").decode().split(":")
+    text[-2] = "0"
+    forged = base64.urlsafe_b64encode(":".join(text).encode()).decode().rstrip("=")
+    r = await client.get(f"/v1/leaderboards/freecell/617?cursor={forged}")
+    assert r.status == 400, await r.text()
 
 
 async def test_bad_requests(client: TestClient, store: EventStore) -> None:

@@ -129,20 +129,29 @@ async def test_forged_cursors_are_bad_requests(backend: Backend) -> None:
     def forged(text: str) -> str:
         return base64.urlsafe_b64encode(text.encode()).decode()
 
+    def signed(text: str) -> str:
+        """A cursor signed with the backend's key, as the service signs its own."""
+        parts = text.split(":")[1:]
+        return forged(f"{text}:{cursors._mac(backend.cursor_key, parts)}")
+
     pid = uuid.uuid4().hex
     for text in (
-        f"b1:{10**30}:1:0:{pid}:0",  # beyond bigint
-        f"b1:1:{2**31}:0:{pid}:0",  # beyond integer
-        f"b1:1:1:{10**30}:{pid}:0",  # no such time
-        f"b1:1:1:0:{pid}:-1",
-        "b1:1:1:0:not-a-uuid:0",
-        f"b1:1:1:0:{pid}",
+        f"b2:{10**30}:1:0:{pid}:0",  # beyond bigint
+        f"b2:1:{2**31}:0:{pid}:0",  # beyond integer
+        f"b2:1:1:{10**30}:{pid}:0",  # no such time
+        f"b2:1:1:0:{pid}:-1",
+        "b2:1:1:0:not-a-uuid:0",
+        f"b2:1:1:0:{pid}",
     ):
+        with pytest.raises(BadRequest):
+            await leaderboards.board(backend, "freecell", 1, cursor=signed(text))
+    # a cursor whose rank (or any part) is not the one the service signed
+    for text in (f"b2:1:1:0:{pid}:7:{'0' * 24}", f"b1:1:1:0:{pid}:7"):
         with pytest.raises(BadRequest):
             await leaderboards.board(backend, "freecell", 1, cursor=forged(text))
     with pytest.raises(BadRequest):
         await records.player_games(backend, uuid.uuid4(), cursor=forged(f"g1:{10**30}:{pid}"))
-    ok = await leaderboards.board(backend, "freecell", 1, cursor=forged(f"b1:1:1:0:{pid}:7"))
+    ok = await leaderboards.board(backend, "freecell", 1, cursor=signed(f"b2:1:1:0:{pid}:7"))
     assert ok == {"variant": "freecell", "deal": 1, "board": "default", "entries": [], "next": None}
 
 

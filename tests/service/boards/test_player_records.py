@@ -118,5 +118,5 @@ async def test_player_games_newest_first_in_pages(backend: Backend) -> None:
         await records.player_games(backend, uuid.uuid4())
     with pytest.raises(BadRequest):
         await records.player_games(
-            backend, ada.id, cursor=cursors.board_cursor((1, 1, T0, ada.id), 1)
+            backend, ada.id, cursor=cursors.board_cursor((1, 1, T0, ada.id), 1, b"")
         )
