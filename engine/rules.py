@@ -22,35 +22,40 @@ from engine.cards import Card
 
 
 def alternate_colours(card: Card, onto: Card) -> str | None:
-    """FreeCell's columns: one rank lower, the other colour."""
-    if card.red == onto.red:
-        return f"{card.label} cannot go on {onto.label}: columns build down in alternating colours"
+    """FreeCell's columns: one rank lower, the other colour. (A refusal names the whole
+    rule when the rank is wrong, so that a player who mends the colour is not refused
+    again for the rank.)"""
     if onto.rank != card.rank + 1:
         return (
             f"{card.label} cannot go on {onto.label}: columns build down one rank at a time, "
             "in alternating colours"
         )
+    if card.red == onto.red:
+        return f"{card.label} cannot go on {onto.label}: columns build down in alternating colours"
     return None
 
 
 def same_suit(card: Card, onto: Card) -> str | None:
-    """Baker's Game's columns: one rank lower, the same suit."""
-    if card.suit != onto.suit:
-        return f"{card.label} cannot go on {onto.label}: columns build down in suit"
+    """Baker's Game's columns: one rank lower, the same suit (a refusal names the whole
+    rule when the rank is wrong)."""
     if onto.rank != card.rank + 1:
         return (
             f"{card.label} cannot go on {onto.label}: columns build down in suit, "
             "one rank at a time"
         )
+    if card.suit != onto.suit:
+        return f"{card.label} cannot go on {onto.label}: columns build down in suit"
     return None
 
 
 def any_suit(card: Card, onto: Card) -> str | None:
     """Baker's Dozen's and Beleaguered Castle's: one rank lower, whatever the suit."""
+    if onto.rank == 1:
+        return f"{card.label} cannot go on {onto.label}: nothing goes on an ace"
     if onto.rank != card.rank + 1:
         return (
             f"{card.label} cannot go on {onto.label}: a card goes only on a card one rank "
-            "higher (any suit), and nothing goes on an ace"
+            "higher (any suit)"
         )
     return None
 

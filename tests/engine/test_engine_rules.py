@@ -27,6 +27,32 @@ def test_bakers_game_builds_in_suit() -> None:
         pos.check(Move("t2", "t3"))
 
 
+
+def test_a_refusal_names_every_rule_the_move_breaks() -> None:
+    """A card wrong in rank and in colour (or suit) is told the whole rule, so that mending
+    one is not refused again for the other; one wrong only in colour is told that."""
+
+    def refusal(pos: object, move: Move) -> str:
+        with pytest.raises(IllegalMove) as refused:
+            pos.check(move)  # type: ignore[attr-defined]
+        return str(refused.value)
+
+    rows = ["KC", "KS", "8S", "7S", "*", "*", "*", "*"]
+    assert refusal(board(FreeCell, rows), Move("t2", "t1")) == (
+        "K♠ cannot go on K♣: columns build down one rank at a time, in alternating colours")
+    assert refusal(board(FreeCell, rows), Move("t4", "t3")) == (
+        "7♠ cannot go on 8♠: columns build down in alternating colours")
+    rows = ["JD", "6C", "*", "*", "*", "*", "*", "*"]
+    assert refusal(board(BakersGame, rows), Move("t2", "t1")) == (
+        "6♣ cannot go on J♦: columns build down in suit, one rank at a time")
+    castle = board(BeleagueredCastle, ["4D", "8D", "*", "*", "*", "*", "*", "*"],
+                   foundations=dict.fromkeys("SHDC", 1))
+    assert refusal(castle, Move("t2", "t1")) == (
+        "8♦ cannot go on 4♦: a card goes only on a card one rank higher (any suit)")
+    dozen = board(BakersDozen, ["AH", "2C", *["*"] * 11])
+    assert refusal(dozen, Move("t2", "t1")) == "2♣ cannot go on A♥: nothing goes on an ace"
+
+
 def test_bakers_dozen_builds_regardless_of_suit() -> None:
     pos = board(BakersDozen, ["8H", "7C", "KS 8D", *["*"] * 10])
     assert Move("t2", "t1") in pos.legal_moves
@@ -45,7 +71,7 @@ def test_freecell_builds_in_alternating_colours() -> None:
     assert Move("t2", "t1") in pos.legal_moves
     with pytest.raises(IllegalMove, match="7♥ cannot go on 8♥: columns build down in alternating"):
         pos.check(Move("t2", "t3"))
-    with pytest.raises(IllegalMove, match="8♦ cannot go on 8♥: columns build down in alternating"):
+    with pytest.raises(IllegalMove, match="8♦ cannot go on 8♥: columns build down one rank at a"):
         pos.check(Move("t4", "t3"))
 
 
