@@ -277,7 +277,7 @@ CORS_METHODS = ("GET", "POST", "PUT", "DELETE")
 CORS_REQUEST_HEADERS = (
     "Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-Request-Id",
 )
-CORS_EXPOSED_HEADERS = ("ETag", "Retry-After", "Location", "X-Request-Id")
+CORS_EXPOSED_HEADERS = ("ETag", "Retry-After", "Location", "X-Request-Id", "Idempotent-Replayed")
 
 
 def setup_cors(app: web.Application, origins: list[str]) -> None:

@@ -115,8 +115,15 @@ def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> 
     return response
 
 
-def written(request: web.Request, body: dict[str, Any], status: int) -> web.Response:
-    """A write's answer; a 201's events are counted by type in the metrics."""
+def written(
+    request: web.Request, body: dict[str, Any], status: int, replayed: bool = False
+) -> web.Response:
+    """A write's answer; a 201's events are counted by type in the metrics. The first
+    answer given again to a retry (its Idempotency-Key) says so: `Idempotent-Replayed`."""
+    if replayed:
+        response = json_response(body, status)
+        response.headers["Idempotent-Replayed"] = "true"
+        return response
     if status == 201:
         metrics = request.app[METRICS_KEY]
         for event in body.get("events", ()):

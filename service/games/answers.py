@@ -27,10 +27,12 @@ NOT_YET: Final = datetime.min  # a new game's creation time, until the database 
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A write's answer: HTTP status and body (the same again for a repeated key)."""
+    """A write's answer: HTTP status and body (the same again for a repeated key, then
+    `replayed`)."""
 
     status: int
     body: dict[str, Any]
+    replayed: bool = False
 
 
 def template(
@@ -89,7 +91,7 @@ def replayed(found: Replayed, idem: Idempotency) -> Answer:
             f"the Idempotency-Key {idem.key!r} was used before for another request;"
             " use a new key for a new request"
         )
-    return Answer(found.status, stamped(found.response, found.at))
+    return Answer(found.status, stamped(found.response, found.at), replayed=True)
 
 
 async def answered_before(

@@ -107,7 +107,8 @@ async def with_standing(backend: Backend, answer: Answer) -> Answer:
         backend, game["variant"], game["deal"], uuid.UUID(str(game["player_id"])),
         uuid.UUID(str(game["id"])),
     )
-    return Answer(answer.status, {**answer.body, "game": {**game, "standing": place}})
+    game = {**game, "standing": place}
+    return Answer(answer.status, {**answer.body, "game": game}, answer.replayed)
 
 
 # the commands that take nothing but the game, by the name of their route

@@ -39,16 +39,18 @@ async def create_game(request: web.Request) -> web.Response:
     )
     if answer.status == 201:
         # a new game answers with the game itself, as API.md shows; its events are in /events
-        answer = Answer(201, {**answer.body["game"], "events": answer.body["events"]})
+        answer = Answer(
+            201, {**answer.body["game"], "events": answer.body["events"]}, answer.replayed
+        )
         # the opening's search in the background counts against the game's creator
         who = owners.of_request(request, player.id)
         hints.prefetch_opening(
             request.app[SOLVER_KEY], answer.body, who, lambda: owners.allows(request, who)
         )
-        response = written(request, answer.body, answer.status)
+        response = written(request, answer.body, answer.status, answer.replayed)
         response.headers["Location"] = f"/v1/games/{answer.body['id']}"
         return response
-    return written(request, answer.body, answer.status)
+    return written(request, answer.body, answer.status, answer.replayed)
 
 
 async def _unchanged(request: web.Request, gid: Any, suffix: str = "") -> web.Response | None:
@@ -95,7 +97,7 @@ async def play_move(request: web.Request) -> web.Response:
     answer = await commands.play(
         request.app[BACKEND_KEY], gid, player, moves, body.expected_version, idem
     )
-    return written(request, answer.body, answer.status)
+    return written(request, answer.body, answer.status, answer.replayed)
 
 
 async def undo(request: web.Request) -> web.Response:
@@ -118,7 +120,7 @@ async def _simple(request: web.Request, command: str) -> web.Response:
         request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, body),
         command,
     )
-    return written(request, answer.body, answer.status)
+    return written(request, answer.body, answer.status, answer.replayed)
 
 
 async def legal_moves(request: web.Request) -> web.Response:

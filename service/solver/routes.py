@@ -43,7 +43,7 @@ async def hint(request: web.Request) -> web.Response:
         request.app[BACKEND_KEY], judge, gid, player, body.expected_version,
         idempotency(request, body),
     )
-    return written(request, answer.body, answer.status)
+    return written(request, answer.body, answer.status, answer.replayed)
 
 
 async def hint_after(request: web.Request) -> web.Response:

@@ -132,6 +132,9 @@ async def test_idempotency_key(client: TestClient) -> None:
     again = await client.post(url, json={"from": "t1", "to": "c"}, headers=h)
     assert again.status == 201
     assert await again.json() == await first.json()
+    # the first answer given again says so; the first one did not
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert "Idempotent-Replayed" not in first.headers
     other = await client.post(url, json={"from": "t2", "to": "c"}, headers=h)
     assert other.status == 422
     r = await client.get(f"/v1/games/{game['id']}/events")
