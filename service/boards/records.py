@@ -97,7 +97,7 @@ async def player_record(backend: Backend, player_id: str | uuid.UUID) -> dict[st
         "abandoned": counts["abandoned"],
         "blocked": counts["blocked"],
         "playing": counts["playing"],
-        "win_rate": counts["won"] / played if played else 0.0,
+        "win_rate": round(counts["won"] / played, 4) if played else 0.0,  # as /stats
         "current_streak": streaks["current"],
         "longest_streak": streaks["longest"],
         "best_times": {
