@@ -45,7 +45,9 @@ PLAYERS_SQL: Final = (
     " FROM race_players p JOIN players pl ON pl.id = p.player_id"
     " LEFT JOIN games g ON g.race_id = p.race_id AND g.player_id = p.player_id"
     " LEFT JOIN race_ranking(p.race_id) k ON k.player_id = p.player_id"
-    " WHERE p.race_id = $1 ORDER BY k.rank NULLS LAST, p.joined_at, p.player_id"
+    # ranked as RaceEnded lists them (equal ranks by player id), the others as they joined
+    " WHERE p.race_id = $1 ORDER BY k.rank NULLS LAST,"
+    " CASE WHEN k.rank IS NULL THEN p.joined_at END, p.player_id"
 )
 DUE_SQL: Final = (
     "SELECT id FROM races WHERE (status = 'open' AND starts_at <= clock_timestamp())"
