@@ -13,7 +13,7 @@ from engine.solver import UNKNOWN, WINNABLE
 from engine.status import BLOCKED
 from service.base.errors import Conflict
 from service.deals.table import table
-from service.solver.lines import follow_line, line_from_record
+from service.solver.lines import as_listed, follow_line, line_from_record
 from service.solver.verdicts import ANSWER_SLACK, Owners, Solver
 
 
@@ -66,7 +66,8 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
         tail, stuck = follow_line(stuck, more.line, game.autoplay)
         moves += tail
     if stuck is not None:  # not followable to the end: the first move stands alone
-        return hint_view(game, WINNABLE, found.line, found.solver, keep=False)
+        line = (as_listed(game.position, found.line[0]), *found.line[1:])
+        return hint_view(game, WINNABLE, line, found.solver, keep=False)
     return hint_view(game, WINNABLE, moves, found.solver)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine import Card, Game, Move, Position
+from engine.moves import CELL_NAMES
 
 
 def follows(position: Position, moves: Sequence[Move], autoplay: bool = False) -> bool:
@@ -43,6 +44,7 @@ def follow_line(
     raw = position.copy()  # the line as the search played it
     pos = position.copy()  # the game as the player plays it
     moves: list[Move] = []
+    cells: dict[str, str] = {}  # the line's cells, by the names they have in the game
     for move in line:
         if pos.is_won:  # the game put the last cards up by itself
             break
@@ -51,6 +53,7 @@ def follow_line(
             raw.push(raw.check(move))
             if autoplay and card is not None and move.target == "f" and up(pos, card):
                 continue  # the game put it up already
+            move = as_listed(pos, move, cells)
             pos.push(pos.check(move))
         except ValueError:
             return tuple(moves), pos
@@ -58,6 +61,23 @@ def follow_line(
         while autoplay and (auto := pos.auto_move()) is not None:
             pos.push(auto)
     return tuple(moves), (None if pos.is_won else pos)
+
+
+def as_listed(position: Position, move: Move, cells: dict[str, str] | None = None) -> Move:
+    """The line's move as the game lists it (Position.legal_moves): a card into an empty
+    cell goes into the first empty one, and a card the line takes from a cell comes from
+    the cell it went into (`cells`, kept along the line). The cells are alike, so the line
+    wins as it did, as long."""
+    cells = {} if cells is None else cells
+    source = cells.get(move.source, move.source)
+    target = move.target
+    if target in CELL_NAMES:
+        free = next((i for i, held in enumerate(position.cells) if held is None), None)
+        if free is not None:
+            cells[target] = target = CELL_NAMES[free]
+    if (source, target) == (move.source, move.target):
+        return move
+    return Move(source, target, move.count)
 
 
 def up(position: Position, card: Card) -> bool:

@@ -1,7 +1,8 @@
 """Following the hints from the opening wins, in every game, with autoplay on and off: each
-hinted move played leaves `moves_to_win` exactly one less, and every hint after the first
-is read off the game's record (its last HintGiven's line), so another instance or a
-restarted one (here: a solver that may not search) answers the same."""
+hinted move is one that legal-moves lists, and played it leaves `moves_to_win` exactly one
+less; every hint after the first is read off the game's record (its last HintGiven's
+line), so another instance or a restarted one (here: a solver that may not search) answers
+the same."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ async def test_hints_lead_home_one_move_at_a_time(variant: str, autoplay: bool) 
             h, left, hints = first, first["moves_to_win"], 0
             while game.status != "won":
                 assert h["verdict"] == "winnable" and h["moves_to_win"] == left, (deal, h)
+                # the move as legal-moves lists it (a card into a cell: the first empty one)
+                assert Move.from_dict(h["move"]) in list(game.position.legal_moves), (deal, h)
                 game.give_hint(h["verdict"], Move.from_dict(h["move"]), h["moves_to_win"],
                                h["line"])
                 game.play(Move.from_dict(h["move"]))
@@ -77,3 +80,13 @@ def test_with_autoplay_the_player_does_not_count_the_automatic_moves() -> None:
     assert off == line and on is not None
     assert len(on) < len(off)
     assert all(m in line for m in on)
+
+
+def test_a_lines_cells_are_the_games_first_empty_ones() -> None:
+    """A line that puts a card into the third cell while the first is empty gives it to the
+    first, as legal-moves lists the move, and takes it from there."""
+    from service.solver.lines import follow_line
+
+    pos = VARIANTS["freecell"].deal(617)
+    moves, _stuck = follow_line(pos, (Move("t1", "c3"), Move("c3", "c2")), False)
+    assert moves == (Move("t1", "c1"), Move("c1", "c2"))
