@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, TypeVar
 
+import icu
 import orjson
 from aiohttp import web
 from pydantic import (
@@ -171,6 +172,23 @@ _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 # the variation selectors of emoji (U+FE0E text, U+FE0F emoji presentation), which phones'
 # keyboards put after ❤, ☺ or ✌: a hint to the font, dropped, not refused
 _PRESENTATION = str.maketrans("", "", "\ufe0e\ufe0f")
+# the zero-width joiner is a format character, refused but where it joins two emoji into
+# one (👨‍👩‍👧, 👩🏽‍💻): after a pictograph (or its skin tone), before a pictograph (PyICU's data)
+_JOINER = "\u200d"
+_JOINS_AFTER = icu.UnicodeSet("[[:Extended_Pictographic:][:Emoji_Modifier:]]")
+_JOINS_BEFORE = icu.UnicodeSet("[:Extended_Pictographic:]")
+_JOINS_AFTER.freeze()
+_JOINS_BEFORE.freeze()
+
+
+def joins_emoji(text: str, i: int) -> bool:
+    """Whether text[i] is a joiner between two emoji (shown as one)."""
+    return (
+        text[i] == _JOINER
+        and 0 < i < len(text) - 1
+        and _JOINS_AFTER.contains(text[i - 1])
+        and _JOINS_BEFORE.contains(text[i + 1])
+    )
 
 
 def shown_text(what: str, most: int) -> object:
@@ -181,8 +199,8 @@ def shown_text(what: str, most: int) -> object:
         text = text.translate(_PRESENTATION).strip()
         if not 1 <= len(text) <= most:
             raise ValueError(f"{what} is 1 to {most} characters after trimming spaces")
-        for ch in text:
-            if unicodedata.category(ch) in _NOT_IN_NAMES:
+        for i, ch in enumerate(text):
+            if unicodedata.category(ch) in _NOT_IN_NAMES and not joins_emoji(text, i):
                 raise ValueError(
                     f"{what} cannot contain control, format (bidirectional or zero-width),"
                     f" line-breaking or private-use characters such as U+{ord(ch):04X}"

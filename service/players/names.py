@@ -30,6 +30,7 @@ import asyncpg
 import icu
 
 from service.base.errors import Conflict
+from service.base.requests import joins_emoji
 
 # the indexes that hold players' keys unique (migrations 0008 and 0017)
 NAME_KEY_INDEXES: Final = frozenset({"players_name_key", "players_shape_key"})
@@ -56,9 +57,10 @@ class NameTaken(Conflict):
 
 
 def _plain(text: str) -> str:
-    """`text` without its spaces (a thin or a hair space shows as next to nothing) and
-    its combining marks."""
-    joined = "".join(text.split())
+    """`text` without its spaces (a thin or a hair space shows as next to nothing), its
+    joiners of emoji (a font without the joined emoji shows them apart) and its combining
+    marks."""
+    joined = "".join(text.replace("\u200d", "").split())
     return "".join(ch for ch in _NFD.normalize(joined) if not _MARK.contains(ch))
 
 
@@ -92,9 +94,10 @@ def marked(name: str) -> str | None:
 
 
 def invisible(name: str) -> str | None:
-    """The first character of `name` that nobody sees, or None."""
-    for ch in name:
-        if _INVISIBLE.contains(ch):
+    """The first character of `name` that nobody sees, or None (a joiner between two emoji
+    is seen: it makes them one)."""
+    for i, ch in enumerate(name):
+        if _INVISIBLE.contains(ch) and not joins_emoji(name, i):
             return ch
     return None
 

@@ -120,6 +120,22 @@ async def test_an_emojis_presentation_selector_is_dropped_not_refused(
     status, problem = await create(client, "Ana \u2764\ufe0e")
     assert status == 409 and str(problem["type"]).endswith("/name-taken"), problem
 
+
+async def test_a_joiner_is_taken_only_between_two_emoji(client: TestClient) -> None:
+    """U+200D joins emoji into one (a family, a coder with a skin tone); anywhere else it
+    is an invisible character, refused."""
+    for name in ("Dad \U0001F468\u200d\U0001F469\u200d\U0001F467",
+                 "Kim \U0001F469\U0001F3FD\u200d\U0001F4BB"):
+        status, body = await create(client, name)
+        assert status == 201, body
+        assert body["name"] == name
+    # the emoji apart look like them joined where a font lacks the joined one
+    status, problem = await create(client, "Dad \U0001F468\U0001F469\U0001F467")
+    assert status == 409 and str(problem["type"]).endswith("/name-taken"), problem
+    for name in ("Bo\u200d\U0001F469", "\U0001F469\u200dBo", "\U0001F469\u200d"):
+        status, problem = await create(client, name)
+        assert status == 400 and "U+200D" in str(problem["detail"]), (name, problem)
+
 async def test_lookalike_names_created_at_once_make_one_player(db_url: str) -> None:
     names = ["ada", "ADA", "\u0430da", "\uff41\uff44\uff41", "Ada", "aDa", "adA", "AdA"]
     async with instance(db_url) as a, instance(db_url) as b:
