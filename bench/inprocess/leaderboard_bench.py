@@ -79,7 +79,7 @@ async def main() -> None:
     from service.base.backend import Backend, GameCache
     from service.boards import board as leaderboards
     from service.boards import times
-    from service.boards.cursors import board_cursor
+    from service.boards.cursors import board_cursor, board_key
     from service.database.connections import create_pool
     from service.database.store import EventStore
     from service.players import stats
@@ -103,7 +103,8 @@ async def main() -> None:
         middle = keys[len(keys) // 2]["player_id"]
         ids = [r["player_id"] for r in random.sample(list(keys), min(1000, len(keys)))]
         backend = Backend(store=EventStore(pool), games=GameCache(10))
-        cursor = board_cursor(deep, int(len(keys) * 0.9) + 1, backend.cursor_key)  # type: ignore[arg-type]
+        signer = board_key(backend.cursor_key, VARIANT, DEAL, "default")
+        cursor = board_cursor(deep, int(len(keys) * 0.9) + 1, signer)  # type: ignore[arg-type]
         me = Player(middle, "?")
         picks = iter(ids * (REPEATS // len(ids) + 2))
 

@@ -21,7 +21,7 @@ import asyncpg
 from service.base.backend import Backend
 from service.base.errors import NotFound
 from service.boards import order
-from service.boards.cursors import board_cursor, parse_board_cursor
+from service.boards.cursors import board_cursor, board_key, parse_board_cursor
 from service.deals.numbers import check_deal_number
 from service.players.accounts import Player
 
@@ -169,9 +169,10 @@ async def board(
     """One page of the deal's board `kind` (board_name), fastest first; `next` continues
     after its last entry."""
     variant = check_deal_number(variant, deal)
+    signer = board_key(backend.cursor_key, variant, deal, kind)
     timeout = backend.store.timeout
     if cursor:
-        after, rank = parse_board_cursor(cursor, backend.cursor_key)
+        after, rank = parse_board_cursor(cursor, signer)
         async with backend.store.connection() as conn:
             rows = await conn.fetch(
                 BOARD_AFTER, variant, deal, limit + 1, *after, kind, timeout=timeout
@@ -181,7 +182,7 @@ async def board(
         async with backend.store.connection() as conn:
             rows = await conn.fetch(BOARD_FIRST, variant, deal, limit + 1, kind, timeout=timeout)
     first_rank = rank + 1
-    page = _page(rows, first_rank, limit, backend.cursor_key)
+    page = _page(rows, first_rank, limit, signer)
     return {"variant": variant, "deal": deal, "board": kind, **page}
 
 
@@ -208,7 +209,8 @@ async def board_around(
     below = sorted((r for r in rows if r["part"] == 2), key=order.sort_key)
     rank = mine["before"] + 1
     page = _page(
-        [*above, mine, *below], rank - len(above), len(above) + 1 + AROUND, backend.cursor_key
+        [*above, mine, *below], rank - len(above), len(above) + 1 + AROUND,
+        board_key(backend.cursor_key, variant, deal, kind),
     )
     return {
         "variant": variant, "deal": deal, "board": kind, **page, "rank": rank,

@@ -3,8 +3,9 @@
 A cursor is "kind:part:...", base64url without padding. A board's cursor (kind b2) holds
 the last entry's key, one part per column of the board's order (service/boards/order.py,
 each written by its type), its rank, and a MAC of them under the service's key
-(Backend.cursor_key): the next page's ranks count on from that rank, which is therefore the
-service's, not a client's to choose. A games cursor (kind g1) holds the last game's
+(Backend.cursor_key, made the board's own: board_key): the next page's ranks count on
+from that rank, which is therefore the service's, not a client's to choose, and on that
+board only. A games cursor (kind g1) holds the last game's
 creation time and id. A cursor that is not one of these is a 400.
 """
 
@@ -78,6 +79,16 @@ def _read(sql_type: str, part: str) -> Any:
     return value
 
 
+def board_key(
+    secret: bytes, variant: str, deal: int, kind: str, friends_of: uuid.UUID | None = None
+) -> bytes:
+    """The key a board's cursors are signed with: the service's (`secret`) made the
+    board's own, so that a cursor of one board (a deal, a variant, a kind, one player's
+    friends) is no cursor of another."""
+    board = f"{variant}:{deal}:{kind}:{'' if friends_of is None else friends_of.hex}"
+    return hmac.new(secret, board.encode(), hashlib.sha256).digest()
+
+
 def _mac(secret: bytes, parts: list[object]) -> str:
     text = ":".join(map(str, parts)).encode()
     return hmac.new(secret, text, hashlib.sha256).hexdigest()[:24]
@@ -85,7 +96,7 @@ def _mac(secret: bytes, parts: list[object]) -> str:
 
 def board_cursor(key: BoardKey, rank: int, secret: bytes) -> str:
     """The cursor after the entry with this key (order.values) and rank, signed with
-    `secret`."""
+    `secret` (the board's: board_key)."""
     parts = [*(_written(c.type, value) for c, value in zip(ORDER, key, strict=True)), rank]
     return _encode("b2", *parts, _mac(secret, parts))
 

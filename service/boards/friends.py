@@ -10,7 +10,7 @@ from typing import Any
 from service.base.backend import Backend
 from service.boards import order
 from service.boards.board import ENTRY, ORDER_BY, ahead_of, page_of
-from service.boards.cursors import parse_board_cursor
+from service.boards.cursors import board_key, parse_board_cursor
 from service.deals.numbers import check_deal_number
 from service.players.accounts import Player
 
@@ -49,15 +49,16 @@ async def friends_board(
     """One page of the board `kind` with the entries of `player` and those they follow
     only, each with its rank on the full board; `next` continues after its last entry."""
     variant = check_deal_number(variant, deal)
+    signer = board_key(backend.cursor_key, variant, deal, kind, friends_of=player.id)
     timeout = backend.store.timeout
     async with backend.store.connection() as conn:
         if cursor:
-            after, _rank = parse_board_cursor(cursor, backend.cursor_key)
+            after, _rank = parse_board_cursor(cursor, signer)
             rows = await conn.fetch(FRIENDS_AFTER, variant, deal, limit + 1, kind, player.id,
                                     *after, timeout=timeout)  # fmt: skip
         else:
             rows = await conn.fetch(FRIENDS_FIRST, variant, deal, limit + 1, kind, player.id,
                                     timeout=timeout)  # fmt: skip
     ranks = [row["ahead"] + 1 for row in rows]
-    page = page_of(rows, ranks, limit, backend.cursor_key)
+    page = page_of(rows, ranks, limit, signer)
     return {"variant": variant, "deal": deal, "board": kind, **page}

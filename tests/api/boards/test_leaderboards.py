@@ -133,6 +133,12 @@ async def test_pages_by_cursor_and_around_me(client: TestClient, store: EventSto
     forged = base64.urlsafe_b64encode(":".join(text).encode()).decode().rstrip("=")
     r = await client.get(f"/v1/leaderboards/freecell/617?cursor={forged}")
     assert r.status == 400, await r.text()
+    # and a board's cursor is no other board's: another deal, variant or kind
+    for other in ("freecell/618?", "bakers_game/617?", "freecell/617?no_undo=true&",
+                  "freecell/617?assisted=true&"):
+        r = await client.get(f"/v1/leaderboards/{other}cursor={around['next']}")
+        assert r.status == 400, (other, await r.text())
+        assert "cursor" in (await r.json())["detail"], other
 
 
 async def test_bad_requests(client: TestClient, store: EventStore) -> None:

@@ -79,7 +79,8 @@ async def test_pages_and_ranks_of_a_big_board_use_the_index(db_url: str) -> None
                 " ORDER BY elapsed_ms, moves, finished_at, player_id OFFSET 59999 LIMIT 1"
             )
             deep_key = tuple(deep_row)
-            cursor = cursors.board_cursor(deep_key, 60_000, backend.cursor_key)  # type: ignore[arg-type]
+            key = cursors.board_key(backend.cursor_key, "freecell", 617, "default")
+            cursor = cursors.board_cursor(deep_key, 60_000, key)  # type: ignore[arg-type]
             deep = await leaderboards.board(backend, "freecell", 617, limit=20, cursor=cursor)
             assert deep["entries"][0]["rank"] == 60_001
             keys = [(e["elapsed_ms"], e["moves"], e["finished_at"], e["player"]["id"])

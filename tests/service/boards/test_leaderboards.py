@@ -132,7 +132,8 @@ async def test_forged_cursors_are_bad_requests(backend: Backend) -> None:
     def signed(text: str) -> str:
         """A cursor signed with the backend's key, as the service signs its own."""
         parts = text.split(":")[1:]
-        return forged(f"{text}:{cursors._mac(backend.cursor_key, parts)}")
+        key = cursors.board_key(backend.cursor_key, "freecell", 1, "default")
+        return forged(f"{text}:{cursors._mac(key, parts)}")
 
     pid = uuid.uuid4().hex
     for text in (
