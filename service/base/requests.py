@@ -122,7 +122,24 @@ def idempotency(request: web.Request, body: BaseModel) -> Idempotency | None:
     # isprintable() also refuses the surrogates that stand for bytes that were not UTF-8
     if not key or len(key) > 200 or not key.isprintable():
         raise BadRequest("Idempotency-Key must be 1 to 200 printable characters")
-    return Idempotency(key, request_hash(request.method + " " + request.path, body))
+    return Idempotency(key, request_hash(_resource(request), body))
+
+
+def _resource(request: web.Request) -> str:
+    """The method and the resource a request writes, as the route reads it: the route's
+    pattern and its ids as ids (a game's id in capitals, or without its dashes, is the
+    same game)."""
+    info = request.match_info
+    pattern = info.route.resource.canonical if info.route.resource else request.path
+    ids = [f"{name}={_as_id(value)}" for name, value in sorted(info.items())]
+    return " ".join([request.method, pattern, *ids])
+
+
+def _as_id(value: str) -> str:
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return value
 
 
 # ---------------------------------------------------------------- what bodies share

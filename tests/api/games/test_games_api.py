@@ -178,6 +178,13 @@ async def test_a_retry_that_spells_out_the_defaults_is_the_same_request(
     spelled = {"variant": "freecell", "deal": 5, "autoplay": True, "grade": None}
     again = await client.post("/v1/games", json=spelled, headers=h)
     assert again.status == 201 and (await again.json())["id"] == (await created.json())["id"]
+    # the game's id written in capitals, or without its dashes, is the same game
+    h = {**auth(ada), "Idempotency-Key": "spelled"}
+    for spelled_id in (game["id"].upper(), game["id"].replace("-", "")):
+        again = await client.post(f"/v1/games/{spelled_id}/moves",
+                                  json={"from": "t1", "to": "c"}, headers=h)
+        assert again.status == 201, await again.text()
+        assert await again.json() == await first.json()
     r = await client.get(f"/v1/games/{game['id']}/events")
     assert len((await r.json())["events"]) == 2
 
