@@ -6,11 +6,12 @@ from aiohttp import web
 
 from service.base.errors import Unauthorized
 from service.base.keys import BACKEND_KEY
+from service.base.requests import one_header
 from service.players.accounts import Player, authenticate
 
 
 def bearer(request: web.Request) -> str | None:
-    header = request.headers.get("Authorization", "")
+    header = one_header(request, "Authorization") or ""
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer":
         return None

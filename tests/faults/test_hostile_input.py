@@ -221,6 +221,12 @@ async def test_headers_that_are_not_utf8_or_not_ours(client: TestClient) -> None
                  "Idempotency-Key: a\u0085b".encode(), body=move), 400),
         (request("POST", path, b"Authorization: Bearer " + token,
                  b"Idempotency-Key: " + b"k" * 201, body=move), 400),
+        # a header a request sends once, sent twice: a proxy reading the other one would
+        # not agree on who asks, or on what is retried
+        (request("POST", path, b"Authorization: Bearer " + token,
+                 b"Authorization: Bearer " + token, body=move), 400),
+        (request("POST", path, b"Authorization: Bearer " + token, b"Idempotency-Key: a",
+                 b"Idempotency-Key: b", body=move), 400),
     ]
     for data, status in cases:
         got, answer = await raw(client, data)
