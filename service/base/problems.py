@@ -26,6 +26,7 @@ from service.database.connections import DatabaseUnavailable, VersionConflict
 
 log = logging.getLogger("service.problems")
 PROBLEM = "application/problem+json"
+CLIENT_GONE: Final = 499  # the status logged for a request whose client left before its end
 TYPE_BASE = "https://open-solitaire.example/problems/"
 # a control character (Unicode's Cc) in a decoded path: no route has one, and no file
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -150,6 +151,11 @@ def parser_problem(status: int, exc: BaseException | None) -> tuple[int, str, st
     return 400, "bad-request", detail
 
 
+def _client_gone(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is None or transport.is_closing()
+
+
 def _engine_problem(exc: EngineError) -> web.Response:
     from engine import GameOver, NothingToRedo, NothingToUndo
 
@@ -222,7 +228,13 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
     except DatabaseUnavailable:
         return problem(503, "the game database cannot be reached right now; try again shortly",
                        "database-unavailable", headers={"Retry-After": "2"})
-    except Exception:
+    except Exception as exc:
+        if isinstance(exc, ConnectionResetError) and _client_gone(request):
+            # the client went away before its request was read ("Connection lost"):
+            # nothing of ours went wrong, and no one is left to answer (nginx's 499)
+            response = web.Response(status=CLIENT_GONE)
+            response.force_close()
+            return response
         request_id = request.get(REQUEST_ID_KEY, "-")
         log.exception("unhandled error in %s %s (request %s)", request.method,
                       printable(request.path), request_id)

@@ -364,3 +364,34 @@ async def test_live_streams_per_address_are_capped_when_limits_are_on(db_url: st
         sockets.append(await c.ws_connect(url))  # room for one again
         for ws in sockets:
             await ws.close()
+
+
+async def test_a_client_gone_mid_body_is_no_error_of_ours(served: ServiceProcess) -> None:
+    """A client that closes its connection before its body is whole: logged as 499 (the
+    client left), not as a 500 with a traceback that anyone could fill the logs with."""
+    async with aiohttp.ClientSession(served.base) as s:
+        async with s.post("/v1/players", json={"name": "ada"}) as r:
+            token = (await r.json())["token"]
+        async with s.post("/v1/games", json={"variant": "freecell", "deal": 5},
+                          headers={"Authorization": f"Bearer {token}"}) as r:
+            gid = (await r.json())["id"]
+    _reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    head = (f"POST /v1/games/{gid}/moves HTTP/1.1\r\nHost: test\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Length: 100\r\n\r\n")
+    writer.write(head.encode() + b'{"from": "t1", "to":')
+    await writer.drain()
+    await asyncio.sleep(0.2)
+    writer.close()
+    moves: list[str] = []
+    async with aiohttp.ClientSession(served.base) as s:
+        for _ in range(50):  # counted once the handler is done
+            await asyncio.sleep(0.1)
+            async with s.get("/metrics") as r:
+                metrics = await r.text()
+            moves = [x for x in metrics.splitlines() if x.startswith(
+                'solitaire_http_requests_total{method="POST",route="/v1/games/{game_id}/moves"')]
+            if moves:
+                break
+    assert [x.split("status=")[1] for x in moves] == ['"499"} 1.0'], moves
+    log = served.log.read_text(errors="replace")
+    assert "Traceback" not in log and "unhandled error" not in log, log[-3000:]
