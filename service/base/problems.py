@@ -19,7 +19,7 @@ from aiohttp.http_exceptions import (
 from pydantic import ValidationError
 
 from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove, UnknownVariant
-from service.base.errors import RequestTimeout, ServiceError, TooManyRequests
+from service.base.errors import BadRequest, RequestTimeout, ServiceError, TooManyRequests
 from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
 from service.base.logs import printable
 from service.database.connections import DatabaseUnavailable, VersionConflict
@@ -27,6 +27,9 @@ from service.database.connections import DatabaseUnavailable, VersionConflict
 log = logging.getLogger("service.problems")
 PROBLEM = "application/problem+json"
 CLIENT_GONE: Final = 499  # the status logged for a request whose client left before its end
+# the headers a request sends once: twice is 400, for a proxy that read the other one would
+# not agree with the service on who asks, or on what a retry repeats
+ONCE: Final = ("Authorization", "Idempotency-Key")
 TYPE_BASE = "https://open-solitaire.example/problems/"
 # a control character (Unicode's Cc) in a decoded path: no route has one, and no file
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -183,6 +186,9 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
     try:
         if CONTROL.search(request.path) is not None:
             raise web.HTTPNotFound()  # (a NUL would reach the file system, say)
+        for name in ONCE:
+            if len(request.headers.getall(name, ())) > 1:
+                raise BadRequest(f"send one {name} header, not several")
         return await handler(request)  # type: ignore[no-any-return]
     except web.HTTPException as exc:
         if exc.status < 400:

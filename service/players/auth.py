@@ -6,12 +6,11 @@ from aiohttp import web
 
 from service.base.errors import Unauthorized
 from service.base.keys import BACKEND_KEY
-from service.base.requests import one_header
 from service.players.accounts import Player, authenticate
 
 
 def bearer(request: web.Request) -> str | None:
-    header = one_header(request, "Authorization") or ""
+    header = request.headers.get("Authorization", "")  # (sent once: base/problems.py)
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer":
         return None
