@@ -105,7 +105,7 @@ def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]
     return "the request body is not valid: " + "; ".join(parts), errors
 
 
-def _reason(exc: HttpProcessingError) -> str:
+def parser_reason(exc: HttpProcessingError) -> str:
     """The first line of aiohttp's message, which names what is wrong (the parser's own
     words: "Duplicate Content-Length"); the lines after it quote the request's bytes,
     which are no one's business in an answer."""
@@ -122,7 +122,7 @@ def unreadable_body(exc: BaseException | None, encoding: str | None = None) -> s
         return (f"the request body is not valid data of its Content-Encoding{named}: send it"
                 " compressed with gzip or deflate, or uncompressed and without"
                 " Content-Encoding")  # fmt: skip
-    reason = _reason(exc) if isinstance(exc, HttpProcessingError) else "it was cut short"
+    reason = parser_reason(exc) if isinstance(exc, HttpProcessingError) else "it was cut short"
     return f"the request body could not be read: {reason}"
 
 
@@ -148,7 +148,7 @@ def parser_problem(status: int, exc: BaseException | None) -> tuple[int, str, st
     elif isinstance(exc, ContentEncodingError):
         detail = unreadable_body(exc)
     elif isinstance(exc, HttpProcessingError):
-        detail = f"the request is not HTTP/1.1 this service reads: {_reason(exc)}"
+        detail = f"the request is not HTTP/1.1 this service reads: {parser_reason(exc)}"
     else:
         return status, "internal", "something went wrong on our side"
     return 400, "bad-request", detail

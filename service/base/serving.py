@@ -29,12 +29,13 @@ import signal
 from typing import Any, cast
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
 from service.base.addresses import REFUSED, UNCOUNTED, AddressCounts
 from service.base.errors import RequestTimeout
-from service.base.problems import parser_problem, problem, problem_body
+from service.base.problems import parser_problem, parser_reason, problem, problem_body
 from service.base.responses import SERVER
 from service.base.settings import Settings
 
@@ -157,8 +158,12 @@ class GuardedHandler(RequestHandler):
         (problems.parser_problem), not with aiohttp's text, which quotes the request's
         bytes; with the headers the hooks give every answer; the connection closed after
         it, as aiohttp does."""
-        # aiohttp logs the error, and raises when an answer was begun already
-        super().handle_error(request, status, exc, message)
+        if request.writer.output_size > 0:  # as aiohttp: too late for an answer
+            raise ConnectionError("an answer was begun already: no answer to the error")
+        if status >= 500 or not isinstance(exc, HttpProcessingError):
+            self.log_exception("Error handling request from %s", request.remote, exc_info=exc)
+        else:  # a client's malformed bytes: a line, no traceback for anyone to fill logs with
+            self.logger.info("refused a request from %s: %s", request.remote, parser_reason(exc))
         status, slug, detail = parser_problem(status, exc)
         response = problem(status, detail, slug)
         response.headers.update(self._guard.headers)

@@ -319,6 +319,9 @@ async def test_a_request_the_parser_refuses_is_answered_with_a_problem(
         assert mark not in answer, answer
     async with aiohttp.ClientSession() as s, s.get(f"{served.base}/healthz") as r:
         assert r.status == 200
+    # a client's malformed bytes are a line of the log, not a traceback anyone could pour in
+    log = served.log.read_text(errors="replace")
+    assert "Traceback" not in log and "refused a request from" in log, log[-3000:]
 
 
 async def test_many_live_streams_from_one_client(client: TestClient) -> None:
