@@ -160,7 +160,7 @@ async def give_hint(
         if first:
             live = await positions.load(backend, game_id)
             checks.check_owner(live, player)
-            await refuse_hints_in_races(backend, live)
+            await refuse_hints_in_races(backend, game_id, live)
         live = await positions.current(backend, game_id)
         game = live.game
         checks.check_version(game, expected_version)
@@ -208,16 +208,12 @@ def refuse_in_race_games(live: LiveGame) -> None:
         )
 
 
-async def refuse_hints_in_races(backend: Backend, live: LiveGame) -> None:
+async def refuse_hints_in_races(
+    backend: Backend, game_id: uuid.UUID, live: LiveGame
+) -> None:
     """A race's games get no hint (API.md), nor a hint read off one of them once over:
     every racer plays the same deal. Nor does any game of a player who races on its deal
-    (its variant and number) while the race runs: a game of their own with the race's
-    moves played again is no way round. One query, on the hints' path only."""
+    while the race runs: a game of their own with the race's moves played again is no
+    way round. One query, on the hints' path only."""
     refuse_in_race_games(live)
-    game = live.game
-    race = await races.racing_on(backend, live.player_id, game.variant, game.deal)
-    if race is not None:
-        raise Forbidden(
-            f"the game's player races on this deal in race {race}: hints on a race's deal"
-            " are refused in every game of its players until the race is over"
-        )
+    await races.refuse_while_its_player_races(backend, game_id, "hints")

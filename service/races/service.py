@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from engine import Game
 from service.base.backend import Backend
-from service.base.errors import Conflict, NotFound, RaceOver
+from service.base.errors import Conflict, Forbidden, NotFound, RaceOver
 from service.base.requests import EVENTS_PAGE
 from service.database.store import StoredEvent
 from service.deals.numbers import check_deal, random_deal
@@ -52,12 +52,6 @@ PLAYERS_SQL: Final = (
 DUE_SQL: Final = (
     "SELECT id FROM races WHERE (status = 'open' AND starts_at <= clock_timestamp())"
     " OR (status = 'running' AND ends_at <= clock_timestamp()) ORDER BY starts_at LIMIT 100"
-)
-# the running race a player plays in on a deal: the running races (few, by `races_due`),
-# then the player's place in one (race_players' key)
-RACING_SQL: Final = (
-    "SELECT r.id FROM races r JOIN race_players p ON p.race_id = r.id AND p.player_id = $1"
-    " WHERE r.status = 'running' AND r.variant = $2 AND r.deal = $3 LIMIT 1"
 )
 # a running race on a game's deal in which the game's player races
 RACE_OF_GAMES_PLAYER_SQL: Final = (
@@ -185,27 +179,21 @@ async def tick(backend: Backend) -> int:
     return len(due)
 
 
-async def racing_on(
-    backend: Backend, player_id: uuid.UUID, variant: str, deal: int
-) -> uuid.UUID | None:
-    """The running race in which `player_id` plays this deal (its variant and number),
-    if any: one query."""
-    async with backend.store.connection() as conn:
-        race: uuid.UUID | None = await conn.fetchval(
-            RACING_SQL, player_id, variant, deal, timeout=backend.store.timeout
-        )
-    return race
-
-
-async def race_of_games_player(backend: Backend, game_id: uuid.UUID) -> uuid.UUID | None:
-    """A running race on the game's deal (its variant and number) in which the game's
-    player races, if any (racing_on, from the game's id): one query, which needs no
-    replay of the game."""
+async def refuse_while_its_player_races(
+    backend: Backend, game_id: uuid.UUID, what: str
+) -> None:
+    """Forbidden when the game's player races on its deal (its variant and number) in a
+    running race: `what` (hints, analyses) of any game of theirs would help them there.
+    One query, which needs no replay of the game."""
     async with backend.store.connection() as conn:
         race: uuid.UUID | None = await conn.fetchval(
             RACE_OF_GAMES_PLAYER_SQL, game_id, timeout=backend.store.timeout
         )
-    return race
+    if race is not None:
+        raise Forbidden(
+            f"the game's player races on this deal in race {race}: {what} of their games"
+            " of the deal are refused until the race is over"
+        )
 
 
 async def get_race(backend: Backend, race_id: uuid.UUID) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from typing import Any
 from aiohttp import web
 
 from engine import Game, find_variant
-from service.base.errors import Forbidden
 from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
 from service.base.requests import game_id, idempotency, parse_body
 from service.base.responses import json_response, written
@@ -52,7 +51,7 @@ async def hint_after(request: web.Request) -> web.Response:
     gid = game_id(request)
     live = await positions.current(backend, gid)
     # as a hint asked with a token: none of a race's games, nor of a racer's on its deal
-    await commands.refuse_hints_in_races(backend, live)
+    await commands.refuse_hints_in_races(backend, gid, live)
     game = live.game.copy()
     hints.require_over(game, "a hint read without a record")
     who = owners.of_request(request)
@@ -68,12 +67,7 @@ async def analysis(request: web.Request) -> web.Response:
     gid = game_id(request)
     # the analysis of a game of a race's deal says which of its positions can still be won:
     # refused, as hints are, while its player races on the deal (kept or not)
-    race = await races.race_of_games_player(backend, gid)
-    if race is not None:
-        raise Forbidden(
-            f"the game's player races on this deal in race {race}: analyses of their games"
-            " of the deal are refused until the race is over"
-        )
+    await races.refuse_while_its_player_races(backend, gid, "analyses")
     kept = request.app[ANALYSES_KEY]
     body = kept.get(gid)  # kept: the game is over, and never changes
     if body is None:

@@ -32,12 +32,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import asyncpg
 import psutil
 
+from bench.common import fresh_database
 from engine import Event, Game
-from service.database.embedded import EmbeddedPostgres, with_database
-from service.database.migrate import upgrade
+from service.database.embedded import EmbeddedPostgres
 
 from ..conftest import through_pooler
 
@@ -400,12 +399,4 @@ def private_postgres() -> Iterator[EmbeddedPostgres]:
 
 async def migrated_database(pg: EmbeddedPostgres, name: str) -> str:
     """`pg` started, a database `name` made on it and migrated: its URL."""
-    server_url = await asyncio.to_thread(pg.start)
-    conn = await asyncpg.connect(server_url)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    url = with_database(server_url, name)
-    await asyncio.to_thread(upgrade, url)
-    return url
+    return await fresh_database(await asyncio.to_thread(pg.start), name)

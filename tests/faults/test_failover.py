@@ -19,9 +19,9 @@ import asyncpg
 import pytest
 from aiohttp.test_utils import TestServer
 
+from bench.common import fresh_database
 from service.app import create_app
 from service.base.keys import BACKEND_KEY
-from service.database.migrate import upgrade
 from service.live.hub import HUB_KEY
 from service.verify.run import verify
 
@@ -38,12 +38,7 @@ FIND_S = 15.0  # the new primary found within this, after its promotion
 async def replicated(primary: Server, standby: Server, name: str) -> None:
     """The database `name`, migrated on the primary, and the standby synchronous and
     caught up with it."""
-    conn = await asyncpg.connect(primary.url())
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    await asyncio.to_thread(upgrade, primary.url(name))
+    await fresh_database(primary.url(), name)
     conn = await asyncpg.connect(primary.url())
     try:
         deadline = time.monotonic() + 30

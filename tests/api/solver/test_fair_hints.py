@@ -193,8 +193,8 @@ async def test_a_racer_gets_no_hint_on_the_races_deal_in_a_game_of_their_own(
     await call(client, "POST", f"/v1/games/{side['id']}/moves", ada, {"moves": played}, 201)
     problem = await call(client, "POST", f"/v1/games/{side['id']}/hint", ada, {}, 403)
     assert problem["detail"] == (
-        f"the game's player races on this deal in race {race['id']}: hints on a race's deal"
-        " are refused in every game of its players until the race is over"
+        f"the game's player races on this deal in race {race['id']}: hints of their games"
+        " of the deal are refused until the race is over"
     )
     await call(client, "POST", f"/v1/games/{side['id']}/abandon", ada, {}, 201)
     await call(client, "GET", f"/v1/games/{side['id']}/hint", status=403)
