@@ -70,7 +70,8 @@ NOTIFY = f"(SELECT count(pg_notify('{CHANNEL}', p)) FROM unnest($20::text[]) AS 
 
 RECORD_SQL = (
     "SELECT replayed, request_hash, http_status, response, at, created_at, finished_at,"
-    f" elapsed_ms, race_ends_at, arrived_ms, {NOTIFY} AS notified FROM record_events("
+    f" elapsed_ms, race_ends_at, arrived_ms, current_version, {NOTIFY} AS notified"
+    " FROM record_events("
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
 )
 
@@ -79,7 +80,8 @@ RECORD_SQL = (
 # array would be taken for one more dimension) and become jsonb on the server.
 RECORD_MANY_SQL = (
     "SELECT w.ord, r.replayed, r.request_hash, r.http_status, r.response, r.at, r.created_at,"
-    f" r.finished_at, r.elapsed_ms, r.race_ends_at, r.arrived_ms, {NOTIFY} AS notified"
+    " r.finished_at, r.elapsed_ms, r.race_ends_at, r.arrived_ms, r.current_version,"
+    f" {NOTIFY} AS notified"
     " FROM unnest("
     "$1::uuid[], $2::int[], $3::text[], $4::uuid[], $5::text[], $6::bigint[], $7::bool[],"
     " $8::text[], $9::int[], $10::int[], $11::int[], $12::int[], $13::text[], $15::text[],"

@@ -2,7 +2,8 @@
 under load), read, and the projection.
 
 The driver's errors are translated in connection(), into those of connections.py: a
-duplicate (game_id, seq) is a VersionConflict, a lost connection DatabaseUnavailable."""
+duplicate (game_id, seq) is a VersionConflict (as is a write record_events finds stale,
+in _recorded), a lost connection DatabaseUnavailable."""
 
 from __future__ import annotations
 
@@ -46,14 +47,9 @@ __all__ = ["EventStore", "Recorded", "Replayed", "StoredEvent"]
 
 MAX_BATCH = 64  # writes in one statement, at most
 
-# what sends a batch's writes one by one instead: one of them collided with another
-# instance's write, or PostgreSQL refused one of them (a deadlock between batches of two
-# instances, a constraint): each write then gets its own answer, so one write's refusal
-# is never another's
-_BATCH_FALLBACK: tuple[type[BaseException], ...] = (
-    VersionConflict,
-    asyncpg.exceptions.PostgresError,
-)
+# what sends a batch's writes one by one instead (so one's refusal is never another's): one
+# collided in the insert, or PostgreSQL refused one (a deadlock between batches, a constraint)
+_BATCH_FALLBACK: tuple[type[BaseException], ...] = (VersionConflict, asyncpg.PostgresError)
 
 
 @dataclass(slots=True)
@@ -88,11 +84,10 @@ class EventStore:
         self.db_timeout = timeout
         # a win whose player's median time between moves is shorter is unverified
         self.min_median_move_ms = min_median_move_ms
-        # Writes go to the database over at most `write_lanes` connections at once. A
-        # write that finds a lane free goes at once, on its own; writes that arrive while
-        # every lane is busy wait, and the next lane to come free takes them all in one
-        # statement (group commit): under load a move costs a fraction of a round trip's
-        # CPU, on both sides, and no write waits for a timer.
+        # Writes go to the database over at most `write_lanes` connections at once. A write
+        # that finds a lane free goes at once, alone; writes that come while every lane is
+        # busy wait, and the next lane to come free takes them all in one statement (group
+        # commit): a move costs a fraction of a round trip's CPU, and none waits for a timer.
         self.write_lanes = max(1, write_lanes)
         self._busy_lanes = 0
         self._waiting: list[_Write] = []
@@ -130,8 +125,7 @@ class EventStore:
         No asyncio.timeout around the whole: a task cancelled mid-statement makes
         asyncpg's release wait, unbounded, for the server to confirm the cancel, which a
         hung server never does; its own statement timeout does not, and the connection of
-        a statement that timed out goes back to the pool in the background.
-        """
+        a statement that timed out goes back to the pool in the background."""
         budget = current_budget()
         start = time.monotonic()
         try:
@@ -190,18 +184,20 @@ class EventStore:
     ) -> Recorded:
         """Append events at first_seq… with the projection, the idempotency record, for
         a win the board entries, for a race's game the race's events (record_events,
-        migrations/sql/0019_record_events.sql). All or nothing, in one statement.
+        migrations/sql/0020_record_events.sql). All or nothing, in one statement.
 
         `finish` is 'now', 'keep' or 'none' (what the write does to the game's finish
         time). Returns the earlier answer when the key was already used, the race's
         `race_ends_at` when the game is a race's whose time was up (the race ended, its
         games in play abandoned), or `arrived_ms` when a move says it was played after
-        that: each appends nothing. Raises VersionConflict when first_seq is taken.
+        that: each appends nothing. VersionConflict: first_seq is taken or not next.
 
         Writes that wait for a lane (see __init__) go in one statement with others, each
-        still all or nothing: a batch is one transaction, and when one of its writes
-        collides, each is sent again on its own. `alone` keeps a write out of batches (a
-        race's game, whose write may end the race and take the locks of its other games).
+        still all or nothing: a batch is one transaction, where a write on a stale position
+        appends nothing and the others commit; if one collides in the insert itself (a
+        writer committed after record_events read the version), each goes again alone.
+        `alone` keeps a write out of batches (a race's game, whose write may end the race and
+        take the locks of its other games).
         `assisted` is the engine's flag (GameRecord.assisted), which the projection keeps and
         the boards go by; None leaves the game's as it was (false for a new game).
         `notice`, the lines the other instances are told by NOTIFY at the commit (with
@@ -245,9 +241,8 @@ class EventStore:
             return
         if write in self._waiting:
             self._waiting.remove(write)
-        write.done.set_exception(
-            DatabaseUnavailable(f"no write lane answered within {wait:g} s (DB_TIMEOUT)")
-        )
+        lost = f"no write lane answered within {wait:g} s (DB_TIMEOUT)"
+        write.done.set_exception(DatabaseUnavailable(lost))
 
     def _payloads(self, notices: list[str]) -> list[str]:
         beat = None if self.sender is None or self.beat is None else self.beat()
@@ -303,7 +298,10 @@ class EventStore:
                 return
             for write, row in zip(batch, rows, strict=True):
                 if not write.done.done():
-                    write.done.set_result(self._recorded(row))
+                    try:  # (a stale one is refused, the batch's others committed)
+                        write.done.set_result(self._recorded(row))
+                    except VersionConflict as exc:
+                        write.done.set_exception(exc)
         finally:
             self._busy_lanes -= 1
             self._next_batch()
@@ -334,6 +332,8 @@ class EventStore:
 
     @staticmethod
     def _recorded(row: asyncpg.Record) -> Recorded:
+        if row["current_version"] is not None:
+            raise VersionConflict(f"the game's log is at seq {row['current_version']}")
         if row["replayed"]:
             replayed = Replayed(
                 row["request_hash"], row["http_status"], row["response"], row["at"]

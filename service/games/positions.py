@@ -57,10 +57,11 @@ async def taken(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:
 
 
 async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) -> LiveGame:
-    """The game: memory's copy (which may be stale) unless `from_log` or memory has none;
-    else the log's now, memory's copy caught up with the events appended since it."""
+    """The game: memory's copy (which may be stale) unless `from_log`, memory has none or
+    another instance has announced a later seq; else the log's now, memory's copy caught
+    up with the events appended since it (a write then does not meet the log's key)."""
     held = backend.games.get(game_id)
-    if held is not None and not from_log:
+    if held is not None and not from_log and (backend.announced.get(game_id) or 0) <= held.version:
         return held  # type: ignore[no-any-return]
     epoch = backend.epoch()
     base = held

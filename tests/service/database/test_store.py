@@ -191,6 +191,31 @@ async def test_a_collision_in_a_batch_fails_that_write_alone(one_lane: EventStor
         assert events[1].data == ({} if i == 3 else {"i": 2})
 
 
+async def test_a_stale_write_in_a_batch_is_refused_and_the_others_commit_together(
+    one_lane: EventStore,
+) -> None:
+    """A write judged on a position another writer has moved past (its first seq is not
+    next) appends nothing and keeps no key; the batch's other writes commit in it, not one
+    by one."""
+    store = one_lane
+    pid = await _player(store)
+    games = [uuid.uuid4() for _ in range(8)]
+    await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+    await store.record(**_args(games[3], pid, 2, 2))  # another writer was first: seq 2, 3
+    before = store.batched_writes
+    stale = _args(games[3], pid, 2, 1, key="k", request_hash="h", http_status=201, response={})
+    results = await asyncio.gather(
+        *(store.record(**(stale if i == 3 else _args(g, pid, 2, 1))) for i, g in enumerate(games)),
+        return_exceptions=True,
+    )
+    assert isinstance(results[3], VersionConflict)
+    assert all(not isinstance(r, BaseException) for i, r in enumerate(results) if i != 3)
+    assert store.batched_writes - before == 7  # all but the first, which found the lane free
+    assert await store.find_key(pid, "k") is None
+    for i, g in enumerate(games):
+        assert [e.seq for e in await store.read_events(g)] == ([1, 2, 3] if i == 3 else [1, 2])
+
+
 async def test_keys_in_a_batch_record_once_and_replay(one_lane: EventStore) -> None:
     store = one_lane
     pid = await _player(store)

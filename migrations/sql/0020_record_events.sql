@@ -1,0 +1,150 @@
+-- record_events, as of migration 0020: one call, one round trip, one transaction.
+--
+-- New in 0020: a write whose first seq does not follow the game's version (its writer
+-- judged a stale position: another instance, or another worker, wrote first) appends
+-- nothing and is answered with the game's version (`current_version`), where it used to
+-- fail with unique_violation. A batch of writes (one statement, service/database/store.py)
+-- then commits its other writes instead of failing whole and sending each again alone.
+-- The primary key (game_id, seq) is still the concurrency control: this check reads the
+-- version without a lock, so a writer that commits between it and the insert still makes
+-- the insert fail with unique_violation, which the service turns into a version conflict.
+--
+-- As in 0019: no move of a write may say it was played (`played_ms` in its events' data,
+-- ms since the game's creation) after the write came, by this database's clock. Such a
+-- write appends nothing and is answered with the moment it came (`arrived_ms`).
+--
+-- As in 0018: a write may be taken as of a given time (`p_at`, NULL: now by this
+-- database's clock), which only race_end gives. As in 0016: no write lands in a race's
+-- game once the race is over, and such a write is answered with the race's end
+-- (`race_ends_at`). The `games` projection says whether the game is assisted
+-- (`p_assisted`; NULL leaves the flag as it was). A write to a race's game first locks the
+-- race's row and appends the race's Progress, PlayerFinished and RaceEnded (race_progress,
+-- 0006_races.sql) in this same transaction.
+--
+-- It appends a write's events, updates the `games` projection, records the idempotency key
+-- (when one is given) and, for a winning write, the game's entries on the deal's boards.
+-- Times come from this database's clock (one clock for every instance): the write's
+-- events, the game's creation and its finish all take `clock_timestamp()` of this call (or
+-- `p_at`), and `elapsed_ms` is computed here, never negative. `p_finish` says what the
+-- write does to the game's finish time: 'now' (the game came to an end with this write),
+-- 'keep' (it stays at the end it had) or 'none' (it is in play).
+--
+-- Returns whether the key was seen before (then the earlier answer, and nothing is
+-- appended), the write's time with the game's creation and finish times, `race_ends_at`
+-- for a write refused because its race was over, `arrived_ms` for one refused because
+-- a move says it was played later, and `current_version` for one whose first seq does not
+-- follow the game's version.
+CREATE FUNCTION record_events(
+    p_game uuid, p_first_seq integer, p_events jsonb,
+    p_player uuid, p_variant text, p_deal bigint, p_autoplay boolean,
+    p_status text, p_moves integer, p_undos integer, p_hints integer,
+    p_foundation_cards integer, p_finish text, p_min_median_ms integer,
+    p_key text, p_request_hash text, p_http_status integer, p_response jsonb,
+    p_assisted boolean DEFAULT NULL, p_at timestamptz DEFAULT NULL
+) RETURNS TABLE (replayed boolean, request_hash text, http_status integer, response jsonb,
+                 at timestamptz, created_at timestamptz, finished_at timestamptz,
+                 elapsed_ms bigint, race_ends_at timestamptz, arrived_ms bigint,
+                 current_version integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+    n integer := jsonb_array_length(p_events);
+    v_at timestamptz := coalesce(p_at, clock_timestamp());
+    v_created timestamptz;
+    v_finished timestamptz;
+    v_elapsed bigint;
+    v_assisted boolean;
+    v_race uuid;
+    v_version integer;
+    r races%ROWTYPE;
+BEGIN
+    IF p_key IS NOT NULL THEN
+        INSERT INTO idempotency_keys AS k (player_id, key, request_hash, status, response, created_at)
+        VALUES (p_player, p_key, p_request_hash, p_http_status, p_response, v_at)
+        ON CONFLICT (player_id, key) DO NOTHING;
+        IF NOT FOUND THEN
+            RETURN QUERY SELECT true, k.request_hash, k.status, k.response, k.created_at,
+                                NULL::timestamptz, NULL::timestamptz, NULL::bigint,
+                                NULL::timestamptz, NULL::bigint, NULL::integer
+                FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
+            RETURN;
+        END IF;
+    END IF;
+    IF p_first_seq > 1 THEN
+        SELECT g.race_id, g.created_at, g.version INTO v_race, v_created, v_version
+            FROM games g WHERE g.id = p_game;
+        IF v_race IS NOT NULL THEN
+            SELECT * INTO r FROM races WHERE id = v_race FOR UPDATE;
+            IF r.status = 'over'
+               OR (r.ends_at <= v_at AND NOT (r.status = 'running' AND r.ended_at IS NOT NULL)) THEN
+                IF r.ended_at IS NULL THEN
+                    PERFORM race_end(v_race);
+                END IF;
+                IF p_key IS NOT NULL THEN
+                    DELETE FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
+                END IF;
+                RETURN QUERY SELECT false, NULL::text, NULL::integer, NULL::jsonb, v_at,
+                                    NULL::timestamptz, NULL::timestamptz, NULL::bigint,
+                                    least(r.ends_at, r.ended_at), NULL::bigint, NULL::integer;
+                RETURN;
+            END IF;
+        END IF;
+        IF v_version <> p_first_seq - 1 THEN  -- (no game: the insert fails, as before)
+            IF p_key IS NOT NULL THEN
+                DELETE FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
+            END IF;
+            RETURN QUERY SELECT false, NULL::text, NULL::integer, NULL::jsonb, v_at,
+                                NULL::timestamptz, NULL::timestamptz, NULL::bigint,
+                                NULL::timestamptz, NULL::bigint, v_version;
+            RETURN;
+        END IF;
+        -- (numeric: a claim past bigint's range is refused, not an error)
+        IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_events) AS e(value)
+                   WHERE (e.value->'data'->>'played_ms')::numeric
+                         > game_elapsed_ms(v_created, v_at)) THEN
+            IF p_key IS NOT NULL THEN
+                DELETE FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
+            END IF;
+            RETURN QUERY SELECT false, NULL::text, NULL::integer, NULL::jsonb, v_at, v_created,
+                                NULL::timestamptz, NULL::bigint, NULL::timestamptz,
+                                game_elapsed_ms(v_created, v_at), NULL::integer;
+            RETURN;
+        END IF;
+    END IF;
+    IF p_first_seq = 1 THEN
+        v_created := v_at;
+        v_finished := CASE WHEN p_finish = 'now' THEN v_at END;
+        v_elapsed := CASE WHEN p_finish = 'now' THEN 0 END;
+        v_assisted := coalesce(p_assisted, false);
+        INSERT INTO games (id, player_id, variant, deal, autoplay, status, version, moves, undos,
+                           hints, assisted, foundation_cards, created_at, updated_at,
+                           finished_at, elapsed_ms)
+        VALUES (p_game, p_player, p_variant, p_deal, p_autoplay, p_status, n, p_moves, p_undos,
+                p_hints, v_assisted, p_foundation_cards, v_at, v_at, v_finished, v_elapsed);
+    END IF;
+    INSERT INTO game_events (game_id, seq, type, data, at)
+        SELECT p_game, p_first_seq + e.ord::integer - 1, e.value->>'type', e.value->'data', v_at
+        FROM jsonb_array_elements(p_events) WITH ORDINALITY AS e(value, ord);
+    IF p_first_seq > 1 THEN
+        UPDATE games AS g SET status = p_status, version = p_first_seq + n - 1, moves = p_moves,
+                         undos = p_undos, hints = p_hints, foundation_cards = p_foundation_cards,
+                         assisted = coalesce(p_assisted, g.assisted), updated_at = v_at,
+                         finished_at = CASE p_finish WHEN 'now' THEN v_at
+                                                     WHEN 'keep' THEN g.finished_at END,
+                         elapsed_ms = CASE p_finish
+                             WHEN 'now' THEN game_elapsed_ms(g.created_at, v_at)
+                             WHEN 'keep' THEN g.elapsed_ms END
+        WHERE g.id = p_game
+        RETURNING g.created_at, g.finished_at, g.elapsed_ms, g.assisted
+        INTO v_created, v_finished, v_elapsed, v_assisted;
+    END IF;
+    IF p_status = 'won' AND p_finish = 'now' THEN
+        PERFORM record_win(p_game, p_player, p_variant, p_deal, v_elapsed, p_moves, p_undos,
+                           v_assisted, p_min_median_ms, v_finished);
+    END IF;
+    IF v_race IS NOT NULL THEN
+        PERFORM race_progress(v_race, p_player, p_status, p_moves, p_foundation_cards,
+                              p_finish, v_elapsed, v_at);
+    END IF;
+    RETURN QUERY SELECT false, NULL::text, NULL::integer, NULL::jsonb, v_at, v_created,
+                        v_finished, v_elapsed, NULL::timestamptz, NULL::bigint, NULL::integer;
+END $$;

@@ -1,0 +1,55 @@
+"""Moves of one game taken by two instances in turn (a balancer that does not keep a
+player on one instance, or the workers of one): each is judged on the log's position and
+written once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import Any
+
+from service.base.keys import BACKEND_KEY
+
+from ..helpers import auth, get, instance, new_game, new_player, post
+
+
+async def heard(client: Any, game_id: str, seq: int, guard: float = 5) -> None:
+    """Until the instance has heard another announce the game's `seq` (NOTIFY)."""
+    backend = client.app[BACKEND_KEY]
+    deadline = time.monotonic() + guard
+    while (backend.announced.get(uuid.UUID(game_id)) or 0) < seq:
+        assert time.monotonic() < deadline, "the other instance's move was never announced"
+        await asyncio.sleep(0.005)
+
+
+async def test_a_move_on_a_copy_another_instance_moved_past_reads_the_log_first(
+    db_url: str,
+) -> None:
+    """b holds the game at version 1 in memory; a moves it to 2. b has heard so, and
+    judges its next move on the log's position: one write, not a write that meets the
+    log's key and a second one after reading the log."""
+    async with instance(db_url) as a, instance(db_url) as b:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+        assert (await get(b, url))["version"] == 1  # b's memory: version 1
+        await post(a, ada, f"{url}/moves", {"from": "t1", "to": "c"})
+        await heard(b, game["id"], 2)
+        store = b.app[BACKEND_KEY].store
+        writes: list[int] = []
+        record = store.record
+
+        async def counted(**kw: Any) -> Any:
+            writes.append(kw["first_seq"])
+            return await record(**kw)
+
+        store.record = counted
+        # (legal on both positions: memory's copy alone would have let it through)
+        r = await b.post(f"{url}/moves", json={"from": "t2", "to": "c"}, headers=auth(ada))
+        assert r.status == 201, await r.text()
+        body = await r.json()
+        tableau = game["state"]["tableau"]
+        assert body["game"]["version"] == 3
+        assert body["game"]["state"]["cells"][:2] == [tableau[0][-1], tableau[1][-1]]
+        assert writes == [3]
