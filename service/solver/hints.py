@@ -48,7 +48,9 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
     if recorded is not None:
         return hint_view(game, WINNABLE, recorded, "record")
     deadline = time.monotonic() + solver.budget + ANSWER_SLACK
-    found = await solver.verdict(game.position, owner=owner, deadline=deadline)
+    found = await solver.verdict(
+        game.position, owner=owner, deadline=deadline, winnable=known_winnable(game)
+    )
     if game.autoplay:
         solver.remember_after_autoplay(game.position, found)
     if game.moves == 0 and found.verdict != UNKNOWN:
@@ -69,6 +71,13 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
         line = (as_listed(game.position, found.line[0]), *found.line[1:])
         return hint_view(game, WINNABLE, line, found.solver, keep=False)
     return hint_view(game, WINNABLE, moves, found.solver)
+
+
+def known_winnable(game: Game) -> bool:
+    """Whether the game's position is known to be winnable: the opening of a deal the
+    tables say is solvable (automatic moves change no verdict). Asked again, a hint there
+    searches deeper than elsewhere (Solver._deeper) rather than stay "unknown"."""
+    return game.moves == 0 and table(game.variant).solvable(game.deal) is True
 
 
 def public_hint(body: dict[str, Any]) -> dict[str, Any]:

@@ -34,7 +34,8 @@ async def hint(request: web.Request) -> web.Response:
     async def judge(game: Game) -> dict[str, Any]:
         # only a new search is charged: a hint along the line on the game's record, or on
         # a position known or being searched already, costs nothing
-        if line_from_record(game) is None and solver.would_search(game.position):
+        winnable = hints.known_winnable(game)
+        if line_from_record(game) is None and solver.would_search(game.position, None, winnable):
             owners.charge(request, who)
         return await hints.hint(solver, game, owner=who)
 
@@ -55,7 +56,7 @@ async def hint_after(request: web.Request) -> web.Response:
     game = live.game.copy()
     hints.require_over(game, "a hint read without a record")
     who = owners.of_request(request)
-    if request.app[SOLVER_KEY].would_search(game.position):
+    if request.app[SOLVER_KEY].would_search(game.position, None, hints.known_winnable(game)):
         owners.charge(request, who)
     answer = await hints.hint(request.app[SOLVER_KEY], game, owner=who)
     return json_response(hints.public_hint(answer))

@@ -32,8 +32,10 @@ T = TypeVar("T")
 ANSWER_SLACK = 0.4  # seconds past its budget a request waits for a search at most
 PER_OWNER = 2  # searches one player (or address) may have waiting or running at once
 # an unknown verdict is searched again, deeper, when asked again and a worker is idle: up
-# to this many times the budget (Solver._deeper)
+# to this many times the budget (Solver._deeper); a position known to be winnable (a deal's
+# opening the tables say is solvable, where a hint must not stay "unknown") up to the second
 DEEPEST = 4
+DEEPEST_WINNABLE = 32
 # of which background searches (a new game's opening) may take this many: the owner's
 # other place stays free for a hint
 PREFETCH_PER_OWNER = PER_OWNER - 1
@@ -151,26 +153,31 @@ class Solver(VerdictCache):
         """The searches under way (or waiting for a worker)."""
         return len(self._running)
 
-    def would_search(self, position: Position, budget: float | None = None) -> bool:
+    def would_search(
+        self, position: Position, budget: float | None = None, winnable: bool = False
+    ) -> bool:
         """Whether asking about ``position`` would start a new search (nothing cached for
         it that holds at this budget, or only an unknown verdict that a deeper search may
         settle, and no search of it running)."""
         budget = self.budget if budget is None else budget
         key = key_of(position)
         entry = self.known(key)
-        if entry is not None and entry.holds(budget) and self._deeper(entry, budget) is None:
+        if (entry is not None and entry.holds(budget)
+                and self._deeper(entry, budget, winnable) is None):  # fmt: skip
             return False
         return key not in self._running
 
-    def _deeper(self, entry: Entry, budget: float) -> float | None:
+    def _deeper(self, entry: Entry, budget: float, winnable: bool) -> float | None:
         """The budget of the next search of a position whose cached verdict is unknown:
-        twice the last one's, while that is at most DEEPEST times ``budget``; None when
-        the verdict is known, the searches went as deep as that, or no worker is idle (a
-        deeper search takes only what nobody else asks for). So asking again about a
-        position that a search did not settle is not answered "unknown" for good: each
-        ask starts a deeper search, which goes on past the answer and is cached for the
-        next."""
-        if entry.verdict != UNKNOWN or 2 * entry.budget > DEEPEST * budget * 1.001:
+        twice the last one's, while that is at most DEEPEST times ``budget`` (DEEPEST_WINNABLE
+        for a position known to be ``winnable``); None when the verdict is known, the
+        searches went as deep as that, or no worker is idle (a deeper search takes only what
+        nobody else asks for, and gives its worker up to one who asks: _search). So asking
+        again about a position that a search did not settle is not answered "unknown" for
+        good: each ask starts a deeper search, which goes on past the answer and is cached
+        for the next."""
+        deepest = DEEPEST_WINNABLE if winnable else DEEPEST
+        if entry.verdict != UNKNOWN or 2 * entry.budget > deepest * budget * 1.001:
             return None
         if len(self._running) >= self.workers:
             return None
@@ -212,6 +219,7 @@ class Solver(VerdictCache):
         *,
         owner: Owners = None,
         deadline: float | None = None,
+        winnable: bool = False,
     ) -> Verdict:
         """The verdict on ``position`` within ``budget`` seconds (the service's by default).
 
@@ -222,7 +230,8 @@ class Solver(VerdictCache):
         worker gets only the time left to it.  Each ``owner`` (a player, an address; a new
         search counts against every one) may have PER_OWNER searches going at once; beyond
         that for any of them, and beyond ``max_pending`` in all, the answer is "unknown" at
-        once rather than a place in a queue."""
+        once rather than a place in a queue. ``winnable``: the position is known to be
+        winnable (_deeper)."""
         budget = self.budget if budget is None else budget
         if deadline is None:
             deadline = time.monotonic() + budget + ANSWER_SLACK
@@ -230,7 +239,7 @@ class Solver(VerdictCache):
         entry = self.get(key)
         deeper = None  # the budget of a deeper search than the one that found nothing
         if entry is not None and entry.holds(budget):
-            deeper = self._deeper(entry, budget)
+            deeper = self._deeper(entry, budget, winnable)
             if deeper is None or key in self._running:
                 return entry.answer(position, True)
         running = self._running.get(key)
@@ -297,9 +306,11 @@ class Solver(VerdictCache):
         self.searches += 1
         deadline = time.monotonic() + budget  # a search that waits for a worker gets less
         try:
+            # (a deeper search than the service's budget gives its worker up to one who
+            # waits as an ordinary one does: after half the service's budget, Places)
             searched = self._in_pool(
                 search_board, variant, board, budget, self.library, deadline,
-                owners=owners, budget=budget, stoppable=True,
+                owners=owners, budget=min(budget, self.budget), stoppable=True,
             )
             verdict, texts, _states, how, steps = await asyncio.wait_for(
                 searched, timeout=budget + 30.0

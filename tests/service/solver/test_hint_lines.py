@@ -90,3 +90,13 @@ def test_a_lines_cells_are_the_games_first_empty_ones() -> None:
     pos = VARIANTS["freecell"].deal(617)
     moves, _stuck = follow_line(pos, (Move("t1", "c3"), Move("c3", "c2")), False)
     assert moves == (Move("t1", "c1"), Move("c1", "c2"))
+
+
+def test_a_deals_opening_is_known_winnable_when_the_tables_say_it_is_solvable() -> None:
+    from service.solver.hints import known_winnable
+
+    game, _ = Game.new("bakers_dozen", 107)
+    assert known_winnable(game)
+    game.play(next(iter(game.position.legal_moves)))  # (no longer the deal's opening)
+    assert not known_winnable(game)
+    assert not known_winnable(Game.new("bakers_dozen", 2662)[0])  # no solution

@@ -254,3 +254,41 @@ async def test_asking_again_about_an_unsettled_position_searches_deeper() -> Non
                 await asyncio.sleep(0.02)
     finally:
         solver.close()
+
+
+async def test_a_position_known_to_be_winnable_is_searched_deeper_still() -> None:
+    """A deal's opening the tables say is solvable must not stay "unknown": asked again, it
+    is searched deeper than DEEPEST times the budget, up to DEEPEST_WINNABLE times."""
+    from service.solver.verdicts import DEEPEST, DEEPEST_WINNABLE
+
+    solver = Solver(0.1, capacity=100, library=False,
+                    executor_factory=lambda: ThreadPoolExecutor(1))
+    try:
+        position = VARIANTS["bakers_dozen"].deal(HARD[0])
+        deepest = DEEPEST.bit_length()  # searches of 0.1, 0.2 and 0.4 s for any position
+        assert DEEPEST_WINNABLE.bit_length() > deepest + 1
+        for searches in range(1, deepest + 2):  # then one of 0.8 s
+            assert solver.would_search(position, None, winnable=True)
+            found = await solver.verdict(position, owner="a", winnable=True)
+            assert found.verdict == UNKNOWN and solver.searches == searches
+            while solver.searching:
+                await asyncio.sleep(0.02)
+        assert not solver.would_search(position)  # (as deep as any position goes)
+    finally:
+        solver.close()
+
+
+async def test_a_deeper_search_gives_its_worker_up_after_half_the_services_budget() -> None:
+    """One worker, busy with a search of 5 s (a deeper one): another player's hint gets the
+    worker after half the service's budget, not half of those 5 s, and its answer."""
+    solver = Solver(0.4, capacity=100, library=False,
+                    executor_factory=lambda: ThreadPoolExecutor(1))
+    try:
+        cls = VARIANTS["bakers_dozen"]
+        deep = asyncio.create_task(solver.verdict(cls.deal(HARD[1]), 5.0, owner="a"))
+        await asyncio.sleep(0.05)
+        found = await solver.verdict(cls.deal(5), owner="b")
+        assert found.verdict == WINNABLE
+        assert (await deep).verdict == UNKNOWN  # stopped: "unknown", as if its time were up
+    finally:
+        solver.close()
