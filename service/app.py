@@ -34,7 +34,7 @@ from service.base.keys import (
 from service.base.logs import access_line
 from service.base.metrics import Metrics
 from service.base.problems import problem_middleware
-from service.base.ratelimit import RateLimiter, Slots, TokenBuckets
+from service.base.ratelimit import MinuteWindows, RateLimiter, Slots
 from service.base.responses import answer_headers, name_the_server
 from service.base.settings import Settings
 from service.boards import routes as leaderboards
@@ -317,7 +317,7 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
     if settings.rate_limits_on:
         app[LIMITS_KEY] = limiter
     # always on: see ratelimit.py
-    app[LINK_GUESSES_KEY] = TokenBuckets(
+    app[LINK_GUESSES_KEY] = MinuteWindows(
         settings.rate_link_tries_per_minute, slots=limits, kind="link"
     )
     app[LINK_KEY] = link_code_key(settings)

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from service.base.backend import Backend
 from service.base.metrics import Metrics
-from service.base.ratelimit import RateLimiter, TokenBuckets
+from service.base.ratelimit import MinuteWindows, RateLimiter
 from service.base.settings import Settings
 
 SETTINGS_KEY = web.AppKey("settings", Settings)
@@ -18,4 +18,4 @@ DSN_KEY = web.AppKey("dsn", str)
 # the rate limits (absent with RATE_LIMITS=off)
 LIMITS_KEY = web.AppKey("rate_limiter", RateLimiter)
 # guesses of link codes per client address: always on, whatever RATE_LIMITS says
-LINK_GUESSES_KEY = web.AppKey("link_guesses", TokenBuckets)
+LINK_GUESSES_KEY = web.AppKey("link_guesses", MinuteWindows)

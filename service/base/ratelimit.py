@@ -17,7 +17,8 @@ out altogether.
 
 One limit is not the middleware's and holds whatever RATE_LIMITS says, because it guards
 players' accounts rather than the service's capacity: guesses of link codes
-(`POST /v1/tokens`), RATE_LINK_TRIES_PER_MINUTE per client address (players/routes.py).
+(`POST /v1/tokens`), RATE_LINK_TRIES_PER_MINUTE per client address in any minute, a sliding
+window rather than a bucket (MinuteWindows; players/routes.py).
 """
 
 from __future__ import annotations
@@ -103,6 +104,32 @@ class Slots:
             self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, tokens, now,
                                 now + (capacity - tokens) / rate)  # fmt: skip
             return wait
+        finally:
+            if lock is not None and locked:
+                lock.release()
+
+    def window(self, kind: str, key: Hashable, most: int, span: float, now: float) -> float:
+        """One take of `key` (of `kind`) when it has had fewer than `most` in the last
+        `span` seconds (a sliding window, exact, where a bucket lets twice as many through
+        in its first `span`): 0.0, else the seconds until the oldest of them leaves the
+        window. Each take is kept in a slot of its own, (key, i) for i < most, for `span`
+        seconds: meant for a small `most` (link-code tries)."""
+        lock = self.lock
+        locked = lock is None or lock.acquire(timeout=0.05)  # (as in take)
+        try:
+            oldest, free = math.inf, None
+            for i in range(most):
+                fp = self.fingerprint(kind, f"{key}\0{i}")
+                slot, found = self._find(fp, now)
+                if found is not None and found[1] > now - span:
+                    oldest = min(oldest, found[1])
+                elif free is None:
+                    free = fp, slot
+            if free is None:
+                return max(oldest + span - now, 1e-3)
+            fp, slot = free
+            self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, 0.0, now, now + span)
+            return 0.0
         finally:
             if lock is not None and locked:
                 lock.release()
@@ -198,11 +225,35 @@ class TokenBuckets:
         return self.slots.take(self.kind, key, self.capacity, self.rate, self.clock(), cost)
 
 
+class MinuteWindows:
+    """At most `per_minute` takes per key in any 60 seconds (Slots.window), in `slots`
+    under `kind`: a limit whose words are "more than N a minute", with no burst past it."""
+
+    def __init__(
+        self,
+        per_minute: int,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        slots: Slots | None = None,
+        kind: str = "",
+    ) -> None:
+        self.capacity = max(1, per_minute)
+        self.clock = clock
+        self.slots = slots if slots is not None else Slots.private()
+        self.kind = kind
+
+    def take(self, key: Hashable, cost: float = 1.0) -> float:
+        """One take (`cost` is always one): 0.0, else the seconds until there may be."""
+        return self.slots.window(self.kind, key, self.capacity, 60.0, self.clock())
+
+
 def _retry_after(seconds: float) -> int:
     return max(1, math.ceil(seconds))
 
 
-def charge(buckets: TokenBuckets, key: Hashable, what: str, cost: float = 1.0) -> None:
+def charge(
+    buckets: TokenBuckets | MinuteWindows, key: Hashable, what: str, cost: float = 1.0
+) -> None:
     """Take `cost` of `key`'s tokens: 429 (TooManyRequests, with Retry-After) when there
     are not as many left."""
     wait = buckets.take(key, cost)

@@ -8,9 +8,10 @@ from pathlib import Path
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
+from service.base.keys import LINK_GUESSES_KEY
 from service.base.ratelimit import SharedSlots, Slots, TokenBuckets
 
-from ..api.helpers import auth, new_game, new_player
+from ..api.helpers import auth, instance, new_game, new_player
 from ..conftest import make_settings
 from ..openapi_check import validating_trace_config
 
@@ -36,6 +37,29 @@ def test_a_bucket_takes_a_minutes_worth_at_once_then_refills_steadily() -> None:
     clock.now += 3600
     assert [buckets.take("a") for _ in range(60)] == [0.0] * 60  # full again, not more
     assert buckets.take("a") > 0
+
+
+async def test_link_code_tries_are_at_most_ten_in_any_minute(db_url: str) -> None:
+    """API.md: "More than 10 tries a minute from one address: 429". Ten at once, then none
+    until the first of them is a minute old (a bucket would let one more in every 6 s)."""
+    clock = Clock()
+
+    async def tries(client: TestClient, n: int) -> list[int]:
+        statuses = []
+        for _ in range(n):
+            r = await client.post("/v1/tokens", json={"code": "AAAA-BBBB", "device": "x"})
+            statuses.append(r.status)
+        return statuses
+
+    async with instance(db_url, rate_limits="off") as client:
+        client.app[LINK_GUESSES_KEY].clock = clock
+        assert await tries(client, 10) == [422] * 10
+        for later in (6.0, 30.0, 59.5):
+            clock.now = 1000.0 + later
+            r = await client.post("/v1/tokens", json={"code": "AAAA-BBBB", "device": "x"})
+            assert r.status == 429 and int(r.headers["Retry-After"]) == 60 - int(later)
+        clock.now = 1060.0
+        assert await tries(client, 11) == [422] * 10 + [429]
 
 
 def test_buckets_full_again_give_their_slots_to_other_keys() -> None:
