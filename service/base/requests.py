@@ -187,8 +187,9 @@ async def read_nothing(request: web.Request) -> None:
 # rows of a board); with them one player could pass for another on a board.
 _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 # the variation selectors of emoji (U+FE0E text, U+FE0F emoji presentation), which phones'
-# keyboards put after ❤, ☺ or ✌: a hint to the font, dropped, not refused
-_PRESENTATION = str.maketrans("", "", "\ufe0e\ufe0f")
+# keyboards put after ❤, ☺ or ✌: a hint to the font, dropped there, not refused; anywhere
+# else one is an invisible character (Default_Ignorable_Code_Point), refused (names.py)
+_PRESENTATION = ("\ufe0e", "\ufe0f")
 # the zero-width joiner is a format character, refused but where it joins two emoji into
 # one (👨‍👩‍👧, 👩🏽‍💻): after a pictograph (or its skin tone), before a pictograph (PyICU's data)
 _JOINER = "\u200d"
@@ -208,12 +209,20 @@ def joins_emoji(text: str, i: int) -> bool:
     )
 
 
+def _without_presentation(text: str) -> str:
+    """`text` without the presentation selectors that follow an emoji."""
+    if "\ufe0e" not in text and "\ufe0f" not in text:
+        return text
+    return "".join(ch for i, ch in enumerate(text)
+                   if not (ch in _PRESENTATION and i and _JOINS_BEFORE.contains(text[i - 1])))
+
+
 def shown_text(what: str, most: int) -> object:
     """The type of text other people or devices are shown: trimmed, 1 to `most`
     characters, none of them one that could make it pass for another."""
 
     def check(text: str) -> str:
-        text = text.translate(_PRESENTATION).strip()
+        text = _without_presentation(text).strip()
         if not 1 <= len(text) <= most:
             raise ValueError(f"{what} is 1 to {most} characters after trimming spaces")
         for i, ch in enumerate(text):

@@ -113,12 +113,18 @@ async def test_an_emojis_presentation_selector_is_dropped_not_refused(
     client: TestClient,
 ) -> None:
     """Phones' keyboards follow ❤ with U+FE0F (draw it as an emoji): the name is taken
-    without it, and one that differs only by it looks like it."""
+    without it, and one that differs only by it looks like it; after a letter it is
+    refused."""
     status, body = await create(client, "Ana \u2764\ufe0f")
     assert status == 201, body
     assert body["name"] == "Ana \u2764"
     status, problem = await create(client, "Ana \u2764\ufe0e")
     assert status == 409 and str(problem["type"]).endswith("/name-taken"), problem
+    # anywhere but after an emoji it is an invisible character (API.md: 400)
+    for name in ("Bo\ufe0f", "B\ufe0eo", "\ufe0fBo"):
+        status, problem = await create(client, name)
+        assert status == 400, (name, problem)
+        assert "invisible characters such as U+FE0" in str(problem["detail"]), (name, problem)
 
 
 async def test_a_joiner_is_taken_only_between_two_emoji(client: TestClient) -> None:
