@@ -316,10 +316,10 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
     app[SETTINGS_KEY] = settings
     if settings.rate_limits_on:
         app[LIMITS_KEY] = limiter
-    # always on: see ratelimit.py
-    app[LINK_GUESSES_KEY] = MinuteWindows(
-        settings.rate_link_tries_per_minute, slots=limits, kind="link"
-    )
+    if settings.rate_limits_on:  # (not the middleware's: see ratelimit.py)
+        app[LINK_GUESSES_KEY] = MinuteWindows(
+            settings.rate_link_tries_per_minute, slots=limits, kind="link"
+        )
     app[LINK_KEY] = link_code_key(settings)
     app[METRICS_KEY] = metrics
     app.cleanup_ctx.append(database_ctx(settings))

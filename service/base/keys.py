@@ -17,5 +17,5 @@ REQUEST_ID_KEY = web.RequestKey("request_id", str)
 DSN_KEY = web.AppKey("dsn", str)
 # the rate limits (absent with RATE_LIMITS=off)
 LIMITS_KEY = web.AppKey("rate_limiter", RateLimiter)
-# guesses of link codes per client address: always on, whatever RATE_LIMITS says
+# guesses of link codes per client address (absent with RATE_LIMITS=off)
 LINK_GUESSES_KEY = web.AppKey("link_guesses", MinuteWindows)

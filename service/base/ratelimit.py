@@ -13,12 +13,10 @@ processes of one machine share (`SharedSlots`), so a client gets the same allowa
 whichever worker answers it; open streams are counted by each process (a stream lives in
 one). Instances on different machines count on their own: with N of them behind a
 balancer a client gets up to N times the numbers. `RATE_LIMITS=off` leaves the middleware
-out altogether.
-
-One limit is not the middleware's and holds whatever RATE_LIMITS says, because it guards
-players' accounts rather than the service's capacity: guesses of link codes
-(`POST /v1/tokens`), RATE_LINK_TRIES_PER_MINUTE per client address in any minute, a sliding
-window rather than a bucket (MinuteWindows; players/routes.py).
+out altogether, and the one limit that is not the middleware's (it counts before the body
+is read, on one route): guesses of link codes (`POST /v1/tokens`), RATE_LINK_TRIES_PER_MINUTE
+per client address in any minute, a sliding window rather than a bucket (MinuteWindows;
+players/routes.py).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ async def test_link_code_tries_are_at_most_ten_in_any_minute(db_url: str) -> Non
             statuses.append(r.status)
         return statuses
 
-    async with instance(db_url, rate_limits="off") as client:
+    async with instance(db_url, rate_limits="on") as client:
         client.app[LINK_GUESSES_KEY].clock = clock
         assert await tries(client, 10) == [422] * 10
         for later in (6.0, 30.0, 59.5):
