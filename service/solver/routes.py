@@ -59,7 +59,7 @@ async def hint_after(request: web.Request) -> web.Response:
     if request.app[SOLVER_KEY].would_search(game.position, None, hints.known_winnable(game)):
         owners.charge(request, who)
     answer = await hints.hint(request.app[SOLVER_KEY], game, owner=who)
-    return json_response(hints.public_hint(answer))
+    return json_response({**hints.public_hint(answer), "events": []})  # (nothing recorded)
 
 
 async def analysis(request: web.Request) -> web.Response:

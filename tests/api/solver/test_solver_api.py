@@ -157,7 +157,9 @@ async def test_a_won_game_has_no_hint_and_was_never_lost(client: TestClient) -> 
     # once the game is over anyone may ask, and nothing is recorded
     r = await client.get(f"/v1/games/{gid}/hint")
     assert r.status == 200, await r.text()
-    assert (await r.json())["move"] is None
+    read = await r.json()  # the POST's fields (API.md), its events none
+    assert (read["verdict"], read["move"], read["moves_to_win"]) == ("winnable", None, 0)
+    assert read["version"] == game["version"] and read["events"] == []
     after = await (await client.get(f"/v1/games/{gid}")).json()
     assert after["version"] == game["version"] and after["hints"] == 0
     body = await (await client.get(f"/v1/games/{gid}/analysis")).json()
