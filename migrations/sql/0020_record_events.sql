@@ -2,9 +2,11 @@
 --
 -- New in 0020: a write whose first seq does not follow the game's version (its writer
 -- judged a stale position: another instance, or another worker, wrote first) appends
--- nothing and is answered with the game's version (`current_version`), where it used to
--- fail with unique_violation. A batch of writes (one statement, service/database/store.py)
--- then commits its other writes instead of failing whole and sending each again alone.
+-- nothing. Asked so (`p_stale_answered`), the call answers it with the game's version
+-- (`current_version`), and a batch of writes (one statement, service/database/store.py)
+-- commits its other writes instead of failing whole and sending each again alone; else it
+-- fails with unique_violation, as before (code older than 0020, still running during an
+-- upgrade, reads no `current_version`: such a write must not pass for a success).
 -- The primary key (game_id, seq) is still the concurrency control: this check reads the
 -- version without a lock, so a writer that commits between it and the insert still makes
 -- the insert fail with unique_violation, which the service turns into a version conflict.
@@ -40,7 +42,8 @@ CREATE FUNCTION record_events(
     p_status text, p_moves integer, p_undos integer, p_hints integer,
     p_foundation_cards integer, p_finish text, p_min_median_ms integer,
     p_key text, p_request_hash text, p_http_status integer, p_response jsonb,
-    p_assisted boolean DEFAULT NULL, p_at timestamptz DEFAULT NULL
+    p_assisted boolean DEFAULT NULL, p_at timestamptz DEFAULT NULL,
+    p_stale_answered boolean DEFAULT false
 ) RETURNS TABLE (replayed boolean, request_hash text, http_status integer, response jsonb,
                  at timestamptz, created_at timestamptz, finished_at timestamptz,
                  elapsed_ms bigint, race_ends_at timestamptz, arrived_ms bigint,
@@ -89,6 +92,10 @@ BEGIN
             END IF;
         END IF;
         IF v_version <> p_first_seq - 1 THEN  -- (no game: the insert fails, as before)
+            IF NOT p_stale_answered THEN
+                RAISE unique_violation USING MESSAGE = format(
+                    'game %s is at seq %s, not %s', p_game, v_version, p_first_seq - 1);
+            END IF;
             IF p_key IS NOT NULL THEN
                 DELETE FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
             END IF;

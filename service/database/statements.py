@@ -72,7 +72,8 @@ RECORD_SQL = (
     "SELECT replayed, request_hash, http_status, response, at, created_at, finished_at,"
     f" elapsed_ms, race_ends_at, arrived_ms, current_version, {NOTIFY} AS notified"
     " FROM record_events("
-    "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
+    "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,"
+    " p_stale_answered => true)"
 )
 
 # Several writes in one statement (one transaction, one round trip): record_events once per
@@ -91,7 +92,8 @@ RECORD_MANY_SQL = (
     " ord)"
     " CROSS JOIN LATERAL record_events(w.game, w.first_seq, w.events::jsonb, w.player,"
     " w.variant, w.deal, w.autoplay, w.status, w.moves, w.undos, w.hints, w.foundation_cards,"
-    " w.finish, $14, w.key, w.request_hash, w.http_status, w.response::jsonb, w.assisted) AS r"
+    " w.finish, $14, w.key, w.request_hash, w.http_status, w.response::jsonb, w.assisted,"
+    " p_stale_answered => true) AS r"
     " ORDER BY w.ord"
 )
 

@@ -4,10 +4,12 @@ A write whose first seq does not follow the game's version (another instance or 
 wrote first) failed with unique_violation, and in a batch of writes (one statement) that
 failed the whole batch: each of its writes was sent again alone. With two workers whose
 moves of one game alternate, nearly every batch held one. record_events now answers such a
-write with the game's version (`current_version`, a new column of its answer, so the
-function is dropped and created again: migrations/sql/0020_record_events.sql) and appends
-nothing; the batch's other writes commit. The key (game_id, seq) still refuses a writer
-that commits between the check and the insert.
+write with the game's version when asked to (`p_stale_answered`; `current_version`, a new
+column of its answer, so the function is dropped and created again:
+migrations/sql/0020_record_events.sql) and appends nothing; the batch's other writes
+commit. Called as before (code older than this, during an upgrade), it fails as before.
+The key (game_id, seq) still refuses a writer that commits between the check and the
+insert.
 
 Revision ID: 0020
 Revises: 0019

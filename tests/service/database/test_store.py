@@ -216,6 +216,24 @@ async def test_a_stale_write_in_a_batch_is_refused_and_the_others_commit_togethe
         assert [e.seq for e in await store.read_events(g)] == ([1, 2, 3] if i == 3 else [1, 2])
 
 
+async def test_a_stale_write_of_code_older_than_0020_still_fails(store: EventStore) -> None:
+    """Code that calls record_events as before 0020 (no `p_stale_answered`), still running
+    while a newer instance migrates, reads no `current_version`: its stale write fails with
+    unique_violation, as it did, and never passes for a success."""
+    pid = await _player(store)
+    gid = uuid.uuid4()
+    await store.record(**_args(gid, pid, 1, 2))
+    async with store.connection() as conn:
+        with pytest.raises(asyncpg.exceptions.UniqueViolationError):
+            await conn.fetchrow(
+                "SELECT * FROM record_events($1, 2, '[{\"type\": \"X\", \"data\": {}}]', $2,"
+                " 'freecell', 1, true, 'playing', 1, 0, 0, 0, 'none', 0, NULL, NULL, NULL,"
+                " NULL, NULL)",
+                gid, pid,
+            )
+    assert [e.seq for e in await store.read_events(gid)] == [1, 2]
+
+
 async def test_keys_in_a_batch_record_once_and_replay(one_lane: EventStore) -> None:
     store = one_lane
     pid = await _player(store)
