@@ -223,35 +223,20 @@ class TokenBuckets:
         return self.slots.take(self.kind, key, self.capacity, self.rate, self.clock(), cost)
 
 
-class MinuteWindows:
-    """At most `per_minute` takes per key in any 60 seconds (Slots.window), in `slots`
-    under `kind`: a limit whose words are "more than N a minute", with no burst past it."""
-
-    def __init__(
-        self,
-        per_minute: int,
-        clock: Callable[[], float] = time.monotonic,
-        *,
-        slots: Slots | None = None,
-        kind: str = "",
-    ) -> None:
-        self.capacity = max(1, per_minute)
-        self.clock = clock
-        self.slots = slots if slots is not None else Slots.private()
-        self.kind = kind
+class MinuteWindows(TokenBuckets):
+    """At most `per_minute` takes per key in any 60 seconds (Slots.window) rather than a
+    bucket: a limit whose words are "more than N a minute", with no burst past it."""
 
     def take(self, key: Hashable, cost: float = 1.0) -> float:
         """One take (`cost` is always one): 0.0, else the seconds until there may be."""
-        return self.slots.window(self.kind, key, self.capacity, 60.0, self.clock())
+        return self.slots.window(self.kind, key, int(self.capacity), 60.0, self.clock())
 
 
 def _retry_after(seconds: float) -> int:
     return max(1, math.ceil(seconds))
 
 
-def charge(
-    buckets: TokenBuckets | MinuteWindows, key: Hashable, what: str, cost: float = 1.0
-) -> None:
+def charge(buckets: TokenBuckets, key: Hashable, what: str, cost: float = 1.0) -> None:
     """Take `cost` of `key`'s tokens: 429 (TooManyRequests, with Retry-After) when there
     are not as many left."""
     wait = buckets.take(key, cost)
