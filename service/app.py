@@ -44,6 +44,7 @@ from service.database.store import EventStore
 from service.games import positions
 from service.games import routes as games
 from service.live import routes as stream
+from service.live.beats import broker_caught_up
 from service.live.hub import HUB_KEY, STREAMS_KEY, StreamHub
 from service.players import accounts
 from service.players import routes as players
@@ -264,7 +265,7 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     hub.on_board = app[BACKEND_KEY].board_changed
     hub.on_game = functools.partial(positions.announce, app[BACKEND_KEY])
     app[BACKEND_KEY].epoch = hub.epoch
-    app[BACKEND_KEY].others = hub.others
+    app[BACKEND_KEY].caught_up = broker_caught_up if hub.broker else hub.beats.caught_up
     hub.on_signed_out = functools.partial(accounts.signed_out, app[BACKEND_KEY])
     app[BACKEND_KEY].token_signed_out = hub.token_signed_out
     hub.sweep_races = lambda: race_feeds.sweep(app[BACKEND_KEY])

@@ -78,6 +78,10 @@ async def _nothing(_digest: bytes) -> None:
     pass
 
 
+async def _never(_since: float) -> bool:
+    return False
+
+
 @dataclass
 class Backend:
     """The event store and this instance's memory (caches, locks), passed to every service
@@ -111,9 +115,10 @@ class Backend:
     # and loss of it), None while it is not listening: what memory was confirmed under
     # holds only while it stays the same (service/games/positions.py: known_version)
     epoch: Callable[[], int | None] = field(default=lambda: None)
-    # whether other instances may share the database now (the hub's beats tell when none
-    # does: service/live/beats.py): a 304 from memory then waits for their news
-    others: Callable[[], bool] = field(default=lambda: True)
+    # whether every other instance's commit made before a time.monotonic() has been heard
+    # (the hub's beats: service/live/beats.py, Beats.caught_up): a 304 from memory waits
+    # for it; none heard (the default): the log answers
+    caught_up: Callable[[float], Awaitable[bool]] = field(default=_never)
     # the last seq that another instance announced for a game (its NOTIFY or broker
     # line): service/games/positions.py, announce and known_version
     announced: Lru[uuid.UUID, int] = field(default_factory=lambda: Lru(200_000))

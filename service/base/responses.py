@@ -3,8 +3,8 @@ carries. (What a handler reads is service/base/requests.py.)"""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -72,28 +72,21 @@ def not_modified(request: web.Request, tag: str) -> web.Response | None:
     return None
 
 
-# How long after another instance's commit its NOTIFY may still be on its way to this
-# instance's listener: PostgreSQL sends it to each listener when that one's server process
-# gets to it, after the commit and not at once for all (a few milliseconds apart at most
-# here: docs/architecture.md, "Memory is a cache, the log is the truth").
-NOTIFY_GRACE: Final = 0.005
-
-
 async def not_modified_from_memory(
-    request: web.Request, tag: str, known: Callable[[], str | None], others: bool = True
+    request: web.Request,
+    tag: str,
+    known: Callable[[], str | None],
+    caught_up: Callable[[float], Awaitable[bool]],
 ) -> web.Response | None:
-    """A 304 with no round trip to the database, when the request's If-None-Match holds
-    `tag`, the tag memory knows to be current (`known()`: the one it knows now, None when
-    it knows none), and, when `others` (instances) may share the database, still does
-    NOTIFY_GRACE later: by then every commit of another instance acknowledged before this
-    request came has been heard (it would have made memory's copy unknown). Else None:
-    the database answers."""
+    """A 304 with no read of the log, when the request's If-None-Match holds `tag`, the
+    tag memory knows to be current (`known()`: the one it knows now, None when it knows
+    none), and still does once every commit of another instance acknowledged before this
+    request came has been heard (`caught_up`, Backend.caught_up: it would have made
+    memory's copy unknown). Else None: the database answers."""
     if not _not_modified(request, tag):
         return None
-    if others:
-        await asyncio.sleep(NOTIFY_GRACE)
-        if known() != tag:
-            return None
+    if not await caught_up(time.monotonic()) or known() != tag:
+        return None
     return web.Response(status=304, headers={"ETag": f'"{tag}"'})
 
 

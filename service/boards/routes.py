@@ -59,7 +59,7 @@ async def board(request: web.Request) -> web.Response:
         tag = known.known_tag(backend, key, variant, deal) if request.if_none_match else None
         if tag is not None and (unchanged := await not_modified_from_memory(
             request, tag, lambda: known.known_tag(backend, key, variant, deal),
-            backend.others(),
+            backend.caught_up,
         )) is not None:  # fmt: skip
             return unchanged
         before = known.seen(backend, variant, deal)

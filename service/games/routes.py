@@ -68,7 +68,7 @@ async def _unchanged(request: web.Request, gid: Any, suffix: str = "") -> web.Re
 
     tag = known()
     return None if tag is None else await not_modified_from_memory(
-        request, tag, known, backend.others()
+        request, tag, known, backend.caught_up
     )
 
 

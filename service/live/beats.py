@@ -14,14 +14,21 @@ hub vouches for memory (StreamHub.epoch) only while its latest proof is younger 
 PROOF_FOR. A listener that hangs costs stale answers for PROOF_FOR at most, not until the
 probe gives up on it.
 
+The same order makes a 304 from memory exact beside other instances (`heard_since`): a
+request that finds memory's tag current asks for a beat at once and answers from memory
+only once a beat sent after it came is heard back, so every commit of another instance
+acknowledged before the request was heard first (it would have made memory's copy
+unknown). The requests that come while a beat is on its way share the next one.
+
 The other instances' beats say who else shares the database: an instance whose listener
 has been proven and has heard no other instance for ALONE_AFTER seconds is alone, and its
-304s from memory need not wait NOTIFY_GRACE for others' news (base/responses.py). A new
-instance answers nothing before its first beat is heard back (StreamHub.start), by which
-time the others have heard it too.
+304s from memory wait for no beat (StreamHub.caught_up). A new instance answers nothing
+before its first beat is heard back (StreamHub.start), by which time the others have heard
+it too.
 
 (Through the broker there are no beats: NATS does not send an instance its own messages,
-and its client notices a dead connection by itself; every instance counts on others.)
+and its client notices a dead connection by itself; every instance counts on others, and
+a 304 from memory waits BROKER_GRACE for their news.)
 """
 
 from __future__ import annotations
@@ -38,6 +45,10 @@ BEAT_EVERY: Final = 0.5  # seconds between beats
 PROOF_FOR: Final = 1.5  # seconds a beat heard back vouches for the listener
 ALONE_AFTER: Final = 5.0  # seconds of a proven listener hearing no other instance
 BEAT: Final = "beat"  # the line: 'beat <n>', after the instance's 'from <name>' line
+# How long after another instance's commit its broker message may still be on its way
+# (through the broker only: there a 304 from memory waits this long, not for a beat)
+BROKER_GRACE: Final = 0.005
+CAUGHT_UP_WAIT: Final = 0.25  # seconds a 304 from memory waits for a beat, else the log answers
 
 log = logging.getLogger("service.stream")
 
@@ -54,6 +65,8 @@ class Beats:
         self._last_sent = -math.inf  # when the latest beat was sent (alone or with a write)
         self._since = time.monotonic()  # when the current connection began listening
         self._other_at = -math.inf  # when another instance's line was last heard
+        # (since, future) of those waiting for a beat sent at or after `since` (heard_since)
+        self._waiting: list[tuple[float, asyncio.Future[bool]]] = []
 
     @property
     def sent(self) -> int:
@@ -77,6 +90,31 @@ class Beats:
         sent = self._sent.pop(int(number), None) if number.isdigit() else None
         if sent is not None and sent > self._proven_at:
             self._proven_at = sent
+            if self._waiting:
+                waiting, self._waiting = self._waiting, []
+                for since, done in waiting:
+                    if since <= sent and not done.done():
+                        done.set_result(True)
+                    elif not done.done():
+                        self._waiting.append((since, done))
+
+    async def heard_since(self, since: float, wait: float) -> bool:
+        """Whether a beat sent at or after `since` (a time.monotonic()) is heard back
+        within `wait` seconds: then every line committed before `since` has been heard.
+        The next beat goes at once (shared by all who wait for it meanwhile)."""
+        if self._proven_at >= since:
+            return True
+        done = asyncio.get_running_loop().create_future()
+        self._waiting.append((since, done))
+        self.now.set()
+        try:
+            return await asyncio.wait_for(done, wait)
+        except TimeoutError:
+            return False
+        finally:
+            if not done.done():
+                done.cancel()
+            self._waiting = [(t, f) for t, f in self._waiting if not f.done()]
 
     def reconnected(self) -> None:
         """A new listening connection: no beat heard on the last one vouches for it."""
@@ -113,6 +151,18 @@ class Beats:
             except Exception as exc:  # the proof lapses: memory answers nothing meanwhile
                 log.debug("stream: a beat could not be sent: %s", exc)
 
+    async def caught_up(self, since: float) -> bool:
+        """Whether every other instance's line committed before `since` has been heard:
+        at once when alone, else once a beat sent after it is heard back (False if none
+        is within CAUGHT_UP_WAIT: the database answers instead)."""
+        return self.alone() or await self.heard_since(since, CAUGHT_UP_WAIT)
+
     def proven(self) -> bool:
         """Whether a beat heard back on this connection vouches for the listener now."""
         return time.monotonic() - self._proven_at < PROOF_FOR
+
+
+async def broker_caught_up(_since: float) -> bool:
+    """Beats.caught_up through the broker, which has no beats: BROKER_GRACE later."""
+    await asyncio.sleep(BROKER_GRACE)
+    return True

@@ -1,6 +1,6 @@
 """Moves of one game taken by two instances in turn (a balancer that does not keep a
 player on one instance, or the workers of one): each is judged on the log's position and
-written once."""
+written once, and no instance answers 304 for the version another one replaced."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import time
 import uuid
 from typing import Any
 
+import pytest
+
 from service.base.keys import BACKEND_KEY
+from service.live.hub import StreamHub
 
 from ..helpers import auth, get, instance, new_game, new_player, post
 
@@ -53,3 +56,29 @@ async def test_a_move_on_a_copy_another_instance_moved_past_reads_the_log_first(
         assert body["game"]["version"] == 3
         assert body["game"]["state"]["cells"][:2] == [tableau[0][-1], tableau[1][-1]]
         assert writes == [3]
+
+
+async def test_a_late_notify_never_leaves_a_304_for_the_replaced_version(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under load another instance's NOTIFY may come tens of ms after the move was
+    acknowledged (here every notification is heard 60 ms late, in order): b's 304 from
+    memory waits for a beat of its own sent after the request came, which comes after a's
+    line, so b answers the moved game, never 304 for the version a replaced."""
+    heard = StreamHub._notified
+
+    def late(self: StreamHub, *args: Any) -> None:
+        asyncio.get_running_loop().call_later(0.06, heard, self, *args)
+
+    monkeypatch.setattr(StreamHub, "_notified", late)
+    async with instance(db_url) as a, instance(db_url) as b:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+        for n in range(3):
+            tag = (await b.get(url)).headers["ETag"]  # b's memory: the current version
+            assert (await b.get(url, headers={"If-None-Match": tag})).status == 304
+            await post(a, ada, f"{url}/moves", {"from": f"t{n + 1}", "to": "c"})
+            r = await b.get(url, headers={"If-None-Match": tag})
+            assert r.status == 200, f"b answered {r.status} for the replaced {tag}"
+            assert (await r.json())["version"] == game["version"] + n + 1
