@@ -66,11 +66,17 @@ async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) ->
     epoch = backend.epoch()
     base = held
     while True:
-        after = 0 if base is None else base.version
+        # (from memory's last event on: a log that does not hold it, a database restored
+        # from before it, is replayed whole, not judged on memory's copy that is ahead)
+        after = 0 if base is None else base.version - 1
         newer = await backend.store.read_events(game_id, after=after)
-        if base is None or not newer or newer[0].seq == after + 1:
+        if base is None:
+            break
+        if newer and newer[0].seq == base.version:
+            newer = newer[1:]
             break
         base = None  # the log does not go on from memory's copy: replay it whole
+        backend.games.drop(game_id)  # (and keep that, though older than memory's)
     if base is None and not newer:
         raise NotFound(f"there is no game with id {game_id}")
     live = base

@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from engine import Move
 from service.base.keys import BACKEND_KEY
 from service.live.hub import StreamHub
 
@@ -82,3 +84,21 @@ async def test_a_late_notify_never_leaves_a_304_for_the_replaced_version(
             r = await b.get(url, headers={"If-None-Match": tag})
             assert r.status == 200, f"b answered {r.status} for the replaced {tag}"
             assert (await r.json())["version"] == game["version"] + n + 1
+
+
+async def test_a_copy_in_memory_ahead_of_the_log_is_replaced_by_the_log(db_url: str) -> None:
+    """Memory holds a move the log does not (a database restored from before it, say):
+    a write judged on it meets the log's version, and the log's game, replayed whole,
+    takes its place: the move is judged there and written, not refused."""
+    async with instance(db_url) as a:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        url = f"/v1/games/{game['id']}"
+        games = a.app[BACKEND_KEY].games
+        live = games.get(uuid.UUID(game["id"]))
+        ahead = replace(live, game=live.game.copy())
+        ahead.game.play(Move.parse("t8-c"))  # (in memory only)
+        games.put(uuid.UUID(game["id"]), ahead)
+        body = await post(a, ada, f"{url}/moves", {"from": "t1", "to": "c"})
+        assert body["game"]["version"] == 2 and body["events"][0]["seq"] == 2
+        assert body["game"]["state"]["cells"][:2] == [game["state"]["tableau"][0][-1], None]
