@@ -65,8 +65,10 @@ async def analysis(
     winnable again); an undo can return to a winnable position, and then the search still
     ends on an event where the verdict turns from winnable to unwinnable, though maybe not
     the last such event.  The verdicts it used are listed under ``verdicts``.  When a
-    verdict is unknown (the search budget ran out) ``complete`` is false and ``lost_at``
-    null; ``last_winnable`` and ``first_unwinnable`` then bound the spot.
+    verdict is unknown (the search budget ran out) ``complete`` is false, and
+    ``last_winnable`` and ``first_unwinnable`` bound the spot: ``lost_at`` is then the
+    latest it can be (``first_unwinnable``: the game could no longer be won after it),
+    never null for a game known to have become unwinnable.
     """
     started = time.monotonic()
     variant, status, version, seqs, boards = await solver.offload(boards_along, log)
@@ -116,9 +118,8 @@ async def analysis(
             else:  # unknown: the spot is after it, or the answer is not exact
                 body["complete"] = False
                 lo = mid
-        if body["complete"]:
-            body["lost_at"] = seqs[hi]
-        else:
+        body["lost_at"] = seqs[hi]
+        if not body["complete"]:
             body["last_winnable"] = max(
                 (seqs[i] for i, v in judged.items() if v == WINNABLE and i < hi), default=None
             )
