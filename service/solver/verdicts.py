@@ -306,11 +306,14 @@ class Solver(VerdictCache):
         self.searches += 1
         deadline = time.monotonic() + budget  # a search that waits for a worker gets less
         try:
-            # (a deeper search than the service's budget gives its worker up to one who
-            # waits as an ordinary one does: after half the service's budget, Places)
+            # (a deeper search than the service's budget, which nobody waits for, gives
+            # its worker up to anyone who waits, its own owners too (none in Places),
+            # after half the service's budget)
+            deeper = budget > self.budget
             searched = self._in_pool(
                 search_board, variant, board, budget, self.library, deadline,
-                owners=owners, budget=min(budget, self.budget), stoppable=True,
+                owners=() if deeper else owners, budget=min(budget, self.budget),
+                stoppable=True,
             )
             verdict, texts, _states, how, steps = await asyncio.wait_for(
                 searched, timeout=budget + 30.0

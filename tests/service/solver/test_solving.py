@@ -278,16 +278,20 @@ async def test_a_position_known_to_be_winnable_is_searched_deeper_still() -> Non
         solver.close()
 
 
-async def test_a_deeper_search_gives_its_worker_up_after_half_the_services_budget() -> None:
-    """One worker, busy with a search of 5 s (a deeper one): another player's hint gets the
-    worker after half the service's budget, not half of those 5 s, and its answer."""
+@pytest.mark.parametrize("asker", ["b", "a"])
+async def test_a_deeper_search_gives_its_worker_up_after_half_the_services_budget(
+    asker: str,
+) -> None:
+    """One worker, busy with a search of 5 s (a deeper one, nobody waiting for it): a hint
+    of another player, or of its own (players behind one address share an owner), gets
+    the worker after half the service's budget, not half of those 5 s, and its answer."""
     solver = Solver(0.4, capacity=100, library=False,
                     executor_factory=lambda: ThreadPoolExecutor(1))
     try:
         cls = VARIANTS["bakers_dozen"]
         deep = asyncio.create_task(solver.verdict(cls.deal(HARD[1]), 5.0, owner="a"))
         await asyncio.sleep(0.05)
-        found = await solver.verdict(cls.deal(5), owner="b")
+        found = await solver.verdict(cls.deal(5), owner=asker)
         assert found.verdict == WINNABLE
         assert (await deep).verdict == UNKNOWN  # stopped: "unknown", as if its time were up
     finally:
