@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import VARIANTS, Card, Game, Move
-from engine.solver import UNKNOWN, WINNABLE
+from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE
 from engine.status import BLOCKED
 from service.base.errors import Conflict
 from service.deals.table import table
@@ -44,6 +44,8 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
     (Solver.verdict)."""
     if game.position.is_won:
         return hint_view(game, WINNABLE, (), "none")
+    if next(iter(game.position.legal_moves), None) is None:  # blocked: nothing to search
+        return hint_view(game, UNWINNABLE, None, "none")
     recorded = line_from_record(game)
     if recorded is not None:
         return hint_view(game, WINNABLE, recorded, "record")

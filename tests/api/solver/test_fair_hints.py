@@ -228,6 +228,10 @@ async def test_a_blocked_game_has_no_hint_or_analysis_to_read(client: TestClient
             " won or abandoned; a hint on a game not over is part of its record, so ask for"
             " one with POST /v1/games/{id}/hint and the player's token"
         )
+    # its hint needs no search: unwinnable, even while the solver takes no more searches
+    client.app[SOLVER_KEY].max_pending = 0
+    hint = await call(client, "POST", f"{url}/hint", ada, {}, 201)
+    assert (hint["verdict"], hint["move"], hint["moves_to_win"]) == ("unwinnable", None, None)
     await call(client, "POST", f"{url}/abandon", ada, {}, 201)
     hint = await call(client, "GET", f"{url}/hint")
     assert (hint["verdict"], hint["move"]) == ("unwinnable", None)
