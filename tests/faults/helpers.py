@@ -7,9 +7,8 @@ and keeps its own copy of the game from the events it is answered. A request who
 it did not learn (the connection broke, the server was gone, a 5xx) is sent again with the
 same key and body until an answer comes: that is what makes a retry safe, and what the
 tests check the service for. `check_log` then holds the game's log against the answers:
-the log must be the creation's events followed by the events of every acknowledged
-request, each once, in order: no acknowledged move lost, none doubled, nothing else.
-"""
+the creation's events, then those of every acknowledged request, each once, in order: no
+acknowledged move lost, none doubled, nothing else."""
 
 from __future__ import annotations
 
@@ -392,7 +391,6 @@ def private_postgres() -> Iterator[EmbeddedPostgres]:
     finally:
         with contextlib.suppress(Exception):  # never started, or already stopped
             signal_all(pg, signal.SIGCONT)
-        with contextlib.suppress(Exception):
             pg.stop("immediate")
         shutil.rmtree(folder, ignore_errors=True)
 

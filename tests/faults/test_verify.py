@@ -9,12 +9,14 @@ import os
 import subprocess
 import sys
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
 from aiohttp.test_utils import TestClient
 
-from engine import Move
+from engine import Game, Move
+from service.verify.replay import replay
 from service.verify.run import verify
 
 from ..api.helpers import auth, new_game, new_player, shortest
@@ -208,11 +210,6 @@ async def test_verify_checks_automatic_moves_and_hints(client: TestClient, db_ur
 def test_replay_finds_an_automatic_move_left_unplayed() -> None:
     """With autoplay on, a write after which a safe move to the foundations remains is a
     log the service never writes."""
-    from datetime import UTC, datetime
-
-    from engine import Game
-    from service.verify.replay import replay
-
     # a deal whose opening sets off automatic moves: the log loses the last of them
     deal = next(d for d in range(1, 200) if len(Game.new("freecell", d, True)[1]) > 2)
     _game, created = Game.new("freecell", deal, True)
@@ -226,15 +223,9 @@ def test_replay_finds_an_automatic_move_left_unplayed() -> None:
     assert replay(whole)["notes"] == []
 
 
-
 def test_replay_finds_a_move_said_played_after_it_was_recorded() -> None:
     """A batch's move may say when it was played, never later than its write came: a log
     with such a time is one the database refuses to write (record_events)."""
-    from datetime import UTC, datetime, timedelta
-
-    from engine import Game, Move
-    from service.verify.replay import replay
-
     game, created = Game.new("freecell", 617, False)
     moved = game.play(Move.parse("t1-c1"))
     t0 = datetime(2026, 12, 1, tzinfo=UTC)
