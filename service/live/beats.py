@@ -22,7 +22,7 @@ unknown). The requests that come while a beat is on its way share the next one.
 
 The other instances' beats say who else shares the database: an instance whose listener
 has been proven and has heard no other instance for ALONE_AFTER seconds is alone, and its
-304s from memory wait for no beat (StreamHub.caught_up). A new instance answers nothing
+304s from memory wait for no beat (Beats.caught_up). A new instance answers nothing
 before its first beat is heard back (StreamHub.start), by which time the others have heard
 it too.
 
