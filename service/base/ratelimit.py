@@ -28,7 +28,8 @@ import mmap
 import multiprocessing
 import struct
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from aiohttp import web
@@ -84,11 +85,7 @@ class Slots:
         """Take `cost` tokens from `key`'s bucket (of `kind`): 0.0 when there were as
         many, else the seconds until there will be."""
         fp = self.fingerprint(kind, key)
-        lock = self.lock
-        # a worker killed inside this section must not stop the others: past the timeout
-        # a take goes on unlocked (at worst two workers' takes of one key race)
-        locked = lock is None or lock.acquire(timeout=0.05)
-        try:
+        with self._locked():
             slot, found = self._find(fp, now)
             if found is None:
                 tokens = capacity
@@ -102,6 +99,15 @@ class Slots:
             self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, tokens, now,
                                 now + (capacity - tokens) / rate)  # fmt: skip
             return wait
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The table's lock, held. A worker killed inside must not stop the others: past
+        the timeout a take goes on unlocked (at worst two workers' takes of one key race)."""
+        lock = self.lock
+        locked = lock is None or lock.acquire(timeout=0.05)
+        try:
+            yield
         finally:
             if lock is not None and locked:
                 lock.release()
@@ -112,9 +118,7 @@ class Slots:
         in its first `span`): 0.0, else the seconds until the oldest of them leaves the
         window. Each take is kept in a slot of its own, (key, i) for i < most, for `span`
         seconds: meant for a small `most` (link-code tries)."""
-        lock = self.lock
-        locked = lock is None or lock.acquire(timeout=0.05)  # (as in take)
-        try:
+        with self._locked():
             oldest, free = math.inf, None
             for i in range(most):
                 fp = self.fingerprint(kind, f"{key}\0{i}")
@@ -128,9 +132,6 @@ class Slots:
             fp, slot = free
             self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, 0.0, now, now + span)
             return 0.0
-        finally:
-            if lock is not None and locked:
-                lock.release()
 
     def _find(self, fp: int, now: float) -> tuple[int, tuple[float, float] | None]:
         """The slot of `fp` with its (tokens, as of), or a free slot and None."""

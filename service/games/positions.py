@@ -61,7 +61,7 @@ async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) ->
     another instance has announced a later seq; else the log's now, memory's copy caught
     up with the events appended since it (a write then does not meet the log's key)."""
     held = backend.games.get(game_id)
-    if held is not None and not from_log and (backend.announced.get(game_id) or 0) <= held.version:
+    if held is not None and not from_log and not announced_past(backend, game_id, held.version):
         return held  # type: ignore[no-any-return]
     epoch = backend.epoch()
     base = held
@@ -89,7 +89,7 @@ async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) ->
     assert live is not None
     # the log's latest under the listener's epoch, taken before the round trip that said
     # so, unless another instance announced more meanwhile (see known_version)
-    if (backend.announced.get(game_id) or 0) <= live.version:
+    if not announced_past(backend, game_id, live.version):
         live.epoch = epoch
     return live if live is base else backend.games.put(game_id, live)  # type: ignore[no-any-return]
 
@@ -123,9 +123,14 @@ def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
         return None
     if live.race_id is not None:
         return None
-    if (backend.announced.get(game_id) or 0) > live.version:
+    if announced_past(backend, game_id, live.version):
         return None
     return live.version  # type: ignore[no-any-return]
+
+
+def announced_past(backend: Backend, game_id: uuid.UUID, version: int) -> bool:
+    """Whether another instance has announced a seq of the game past `version`."""
+    return (backend.announced.get(game_id) or 0) > version
 
 
 def announce(backend: Backend, game_id: uuid.UUID, seq: int) -> None:
@@ -157,7 +162,7 @@ def settled(
     if live is None:
         backend.games.drop(game_id)
     else:
-        if (backend.announced.get(game_id) or 0) <= live.version:
+        if not announced_past(backend, game_id, live.version):
             live.epoch = epoch
         backend.games.put(game_id, live)
         backend.committed(game_id, live.version)

@@ -55,8 +55,7 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
     )
     if game.autoplay:
         solver.remember_after_autoplay(game.position, found)
-    if game.moves == 0 and found.verdict != UNKNOWN:
-        # the deal's opening (automatic moves change no verdict): remember the deal
+    if opening(game) and found.verdict != UNKNOWN:  # remember the deal
         table(game.variant).learn(game.deal, found.verdict == WINNABLE)
     if found.verdict != WINNABLE or not found.line:
         return hint_view(game, found.verdict, None, found.solver)
@@ -75,11 +74,17 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
     return hint_view(game, WINNABLE, moves, found.solver)
 
 
+def opening(game: Game) -> bool:
+    """Whether the game's position is its deal's opening, as far as verdicts go (no move
+    of the player's in its line of play; automatic moves change no verdict)."""
+    return game.moves == 0
+
+
 def known_winnable(game: Game) -> bool:
     """Whether the game's position is known to be winnable: the opening of a deal the
-    tables say is solvable (automatic moves change no verdict). Asked again, a hint there
-    searches deeper than elsewhere (Solver._deeper) rather than stay "unknown"."""
-    return game.moves == 0 and table(game.variant).solvable(game.deal) is True
+    tables say is solvable. Asked again, a hint there searches deeper than elsewhere
+    (Solver._deeper) rather than stay "unknown"."""
+    return opening(game) and table(game.variant).solvable(game.deal) is True
 
 
 def public_hint(body: dict[str, Any]) -> dict[str, Any]:
