@@ -4,20 +4,14 @@ layouts, random solvable deals, of a grade or not."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
-from engine import VARIANTS, InvalidDeal, find_variant
+from engine import VARIANTS, find_variant
 from engine import deals as engine_deals
 from service.base.errors import BadRequest, Unprocessable
 from service.base.requests import whole_number
 from service.deals.grades import GRADES, DealGrades, grades
 from service.deals.table import table as deal_table
-
-# Games whose deals known to have no solution are not dealt even when asked for by number:
-# FreeCell's 11982 is set aside outright (seed 004: no deal asks the player to guess).  In
-# the other games a deal with no solution is still a deal players share and may play; only
-# random and daily deals are drawn from the solvable ones.
-REFUSES_UNSOLVABLE: Final = frozenset({"freecell"})
 
 
 def deal_in_path(raw: str) -> int:
@@ -33,20 +27,11 @@ def check_deal_number(variant: str, deal: int) -> str:
     """The one check of a deal by number, for every request that names one (a board, a
     deal's layout, a new game or race): the variant's id; UnknownVariant (400) for no
     such game, InvalidDeal (422, `invalid-deal`) for a number out of the engine's range
-    (engine.deals.check_deal_number), as API.md says."""
+    (engine.deals.check_deal_number), as API.md says. A deal with no solution (FreeCell's
+    11982) is a deal like any other: players share it and may play it by its number; only
+    random and daily deals are drawn from the solvable ones."""
     name = find_variant(variant).name
     engine_deals.check_deal_number(deal)
-    return name
-
-
-def check_deal(variant: str, deal: int) -> str:
-    """A deal to be dealt (a new game or race): check_deal_number, and a deal known to
-    have no solution is refused (InvalidDeal, 422) in the REFUSES_UNSOLVABLE games."""
-    name = check_deal_number(variant, deal)
-    if name in REFUSES_UNSOLVABLE and deal_table(name).solvable(deal) is False:
-        raise InvalidDeal(
-            f"{VARIANTS[name].title} deal {deal} has no solution; choose another deal"
-        )
     return name
 
 

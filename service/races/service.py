@@ -24,7 +24,7 @@ from service.base.backend import Backend
 from service.base.errors import Conflict, Forbidden, NotFound, RaceOver
 from service.base.requests import EVENTS_PAGE
 from service.database.store import StoredEvent
-from service.deals.numbers import check_deal, random_deal
+from service.deals.numbers import check_deal_number, random_deal
 from service.games.views import event_view
 from service.players.accounts import Player
 
@@ -77,7 +77,7 @@ async def create_race(
 ) -> dict[str, Any]:
     """A new race, its creator joined; `deal` None: a random solvable deal at the start."""
     if deal is not None:
-        check_deal(variant, deal)
+        check_deal_number(variant, deal)
     race_id = uuid.uuid4()
     async with backend.store.connection() as conn:
         await conn.execute(

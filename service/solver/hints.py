@@ -46,6 +46,8 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
         return hint_view(game, WINNABLE, (), "none")
     if next(iter(game.position.legal_moves), None) is None:  # blocked: nothing to search
         return hint_view(game, UNWINNABLE, None, "none")
+    if opening(game) and table(game.variant).solvable(game.deal) is False:
+        return hint_view(game, UNWINNABLE, None, "table")  # an exhaustive search proved it
     recorded = line_from_record(game)
     if recorded is not None:
         return hint_view(game, WINNABLE, recorded, "record")
@@ -98,9 +100,11 @@ def prefetch_opening(
     owner: Owners = None,
     charge: Callable[[], bool] | None = None,
 ) -> None:
-    """A new game (its view): search its position in the background, for the first hint;
-    the search counts against ``owner``, the game's creator (Solver.prefetch)."""
-    if game.get("status") == "playing":
+    """A new game (its view): search its position in the background, for the first hint,
+    unless the tables proved its deal lost (:func:`hint` says so at once); the search
+    counts against ``owner``, the game's creator (Solver.prefetch)."""
+    lost = table(game["variant"]).solvable(game["deal"]) is False  # no search can help
+    if game.get("status") == "playing" and not lost:
         state = game["state"]
         cls = VARIANTS[game["variant"]]
         cards = [[Card.parse(c) for c in column] for column in state["tableau"]]

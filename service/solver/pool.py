@@ -112,13 +112,13 @@ def search_board(
     return verdict, [str(m) for m in line], states, how, trace(position, line)
 
 
-Boards = tuple[str, str, int, list[int], list[str]]
-"""(variant, status, version, seqs, board texts) of a game along its log."""
+Boards = tuple[str, int, str, int, list[int], list[str]]
+"""(variant, deal, status, version, seqs, board texts) of a game along its log."""
 
 
 def boards_along(log: str) -> Boards:
     """A game's log, JSON text of [[seq, type, data], …] from its creation, replayed: its
-    variant, its status and version at the end, and the seq of each event with the layout
+    variant and deal, its status and version at the end, and the seq of each event with the layout
     after it as board text (:meth:`engine.Position.board_text`; none for a won game, which
     nobody judges). Linear in the log's length: the heavy part of an analysis, done in a
     worker."""
@@ -132,7 +132,7 @@ def boards_along(log: str) -> Boards:
         boards.append(game.position.board_text())
     if game.status == WON:
         boards = []
-    return game.variant, game.status, game.version, seqs, boards
+    return game.variant, game.deal, game.status, game.version, seqs, boards
 
 
 def make_pool(workers: int) -> ProcessPoolExecutor:

@@ -13,6 +13,7 @@ from engine import VARIANTS
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE
 from engine.status import OVER_STATUSES, WON
 from service.base.backend import Backend
+from service.deals.table import table
 from service.solver.pool import boards_along
 from service.solver.verdicts import ANSWER_SLACK, Owners, Solver
 
@@ -71,8 +72,11 @@ async def analysis(
     never null for a game known to have become unwinnable.
     """
     started = time.monotonic()
-    variant, status, version, seqs, boards = await solver.offload(boards_along, log)
+    variant, deal, status, version, seqs, boards = await solver.offload(boards_along, log)
     judged: dict[int, str] = {}
+    known = table(variant).solvable(deal)  # the deal's opening, by the tables' searches
+    if known is not None and boards:
+        judged[0] = WINNABLE if known else UNWINNABLE
 
     async def judge(i: int) -> str:
         if i not in judged:
@@ -100,6 +104,8 @@ async def analysis(
     last = len(seqs) - 1
     if status == WON:
         pass
+    elif judged.get(0) == UNWINNABLE:  # lost from the deal on: no line of play wins it
+        body["lost_at"] = seqs[0]
     elif (end := await judge(last)) != UNWINNABLE:
         body["complete"] = end == WINNABLE
     elif await judge(0) == UNWINNABLE:

@@ -190,10 +190,6 @@ async def test_a_retry_that_spells_out_the_defaults_is_the_same_request(
 
 async def test_deals_and_ranges(client: TestClient) -> None:
     ada = await new_player(client)
-    r = await client.post(
-        "/v1/games", json={"variant": "freecell", "deal": 11982}, headers=auth(ada)
-    )
-    assert r.status == 422 and "no solution" in (await r.json())["detail"]
     for deal in (0, -1, 8589934592):
         r = await client.post(
             "/v1/games", json={"variant": "freecell", "deal": deal}, headers=auth(ada)

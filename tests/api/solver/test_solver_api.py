@@ -183,14 +183,10 @@ async def test_deals_say_whether_they_are_solvable(client: TestClient) -> None:
     r = await client.get(f"/v1/deals/bakers_game/{lost}")
     assert (await r.json())["solvable"] is False
     ada = await new_player(client)
-    # FreeCell sets 11982 aside; in the other games a deal without a solution is still
-    # played when asked for by number (API.md's own example is Beleaguered Castle 617)
-    r = await client.post(
-        "/v1/games", json={"variant": "freecell", "deal": 11982}, headers=auth(ada)
-    )
-    assert r.status == 422
-    assert "no solution" in (await r.json())["detail"]
-    for variant, deal in (("bakers_game", lost), ("beleaguered_castle", 617)):
+    # a deal without a solution is played when asked for by number (RULES.md: numbers
+    # run from 1 to 2^33 - 1), FreeCell's 11982 too; only random deals are solvable
+    for variant, deal in (("freecell", 11982), ("bakers_game", lost),
+                          ("beleaguered_castle", 617)):
         assert table(variant).solvable(deal) is False
         r = await client.post(
             "/v1/games", json={"variant": variant, "deal": deal}, headers=auth(ada)
@@ -223,3 +219,22 @@ async def test_the_daily_deal(client: TestClient, variant: str) -> None:
 async def test_the_daily_deal_of_an_unknown_game(client: TestClient) -> None:
     r = await client.get("/v1/daily/klondike")
     assert r.status == 400
+
+
+async def test_a_deal_without_a_solution_is_lost_from_its_opening(client: TestClient) -> None:
+    """FreeCell 11982, which the tables' exhaustive search proved lost: its opening's hint
+    says so at once, and the analysis of its game puts the loss at the deal itself."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, variant="freecell", deal=11982, autoplay=True)
+    gid = game["id"]
+    h = await hint(client, ada, gid)
+    assert h["verdict"] == "unwinnable" and h["move"] is None and h["moves_to_win"] is None
+    assert h["solver"] == "table"  # no search: the tables' verdict
+    await play(client, ada, gid, {"from": "t1", "to": "c"})
+    r = await client.post(f"/v1/games/{gid}/abandon", json={}, headers=auth(ada))
+    assert r.status == 201
+    r = await client.get(f"/v1/games/{gid}/analysis")
+    assert r.status == 200, await r.text()
+    body = await r.json()
+    assert body["lost_at"] == 1 and body["complete"] is True
+    assert {"seq": 1, "verdict": "unwinnable"} in body["verdicts"]

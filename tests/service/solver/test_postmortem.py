@@ -48,7 +48,7 @@ async def test_a_game_lost_where_some_verdicts_stayed_unknown_says_when_at_the_l
     somewhere in 2..5; `lost_at` says 5, the latest it can be, never null (null says the
     game never became unwinnable)."""
     log = abandoned_log(["t1-c", "t2-c", "t3-c", "t4-c"])
-    _variant, _status, _version, seqs, boards = boards_along(log)
+    _variant, _deal, _status, _version, seqs, boards = boards_along(log)
     assert seqs == [1, 2, 3, 4, 5, 6]
     script = [WINNABLE, WINNABLE, UNKNOWN, UNKNOWN, UNWINNABLE, UNWINNABLE]
     body = await analysis(Scripted(dict(zip(boards, script, strict=True))), log, 10.0)  # type: ignore[arg-type]
