@@ -1,6 +1,7 @@
 """Rate limits: in-memory token buckets in one middleware (docs/faults.md has the numbers).
 
-- writes (every POST but player creation) per bearer token, and per client address;
+- writes (every POST but player creation, every PUT, PATCH and DELETE) per bearer token,
+  and per client address;
 - player creations per client address;
 - open live streams (WebSockets) per client address, at one time;
 - events read from logs' pages (a game's or a race's `/events`) per client address, each
@@ -30,13 +31,13 @@ import struct
 import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Final
 
 from aiohttp import web
 
 from service.base import shm
 from service.base.errors import TooManyRequests
-from service.base.requests import EVENTS_PAGE
+from service.base.requests import EVENTS_PAGE, whole_number
 from service.base.settings import Settings
 
 STREAM_RETRY_SECONDS = 5
@@ -75,7 +76,9 @@ class Slots:
 
     @staticmethod
     def fingerprint(kind: str, key: Hashable) -> int:
-        digest = hashlib.blake2b(f"{kind}\0{key}".encode(), digest_size=8).digest()
+        # a header's bytes that are not UTF-8 come as lone surrogates: kept, not refused
+        text = f"{kind}\0{key}".encode("utf-8", "surrogatepass")
+        digest = hashlib.blake2b(text, digest_size=8).digest()
         return int.from_bytes(digest, "little") or 1
 
     def take(
@@ -237,6 +240,9 @@ def _retry_after(seconds: float) -> int:
     return max(1, math.ceil(seconds))
 
 
+WRITES: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})  # the methods that change
+
+
 def charge(buckets: TokenBuckets, key: Hashable, what: str, cost: float = 1.0) -> None:
     """Take `cost` of `key`'s tokens: 429 (TooManyRequests, with Retry-After) when there
     are not as many left."""
@@ -265,8 +271,8 @@ def _events_asked(request: web.Request) -> int:
     `limit`, a page (EVENTS_PAGE) at most and by default; 0 for any other request."""
     if request.method not in ("GET", "HEAD") or not request.path.endswith("/events"):
         return 0
-    raw = request.query.get("limit", "")
-    return min(int(raw), EVENTS_PAGE) if raw.isdigit() and int(raw) > 0 else EVENTS_PAGE
+    asked = whole_number(request.query.get("limit", ""))  # what the route refuses: a page
+    return min(asked, EVENTS_PAGE) if asked is not None and asked > 0 else EVENTS_PAGE
 
 
 class RateLimiter:
@@ -321,7 +327,7 @@ class RateLimiter:
     @web.middleware
     async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
         address = request.remote or "-"
-        if request.method == "POST":
+        if request.method in WRITES:
             if request.path == "/v1/players":
                 self._check(self.players_per_address, address, "new players from your address")
             else:

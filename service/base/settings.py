@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     rate_searches_per_minute: int = 60
     # events of logs' pages read per client address (each page charged its `limit`)
     rate_events_per_minute: int = 600_000
-    # link-code tries per client address, whatever RATE_LIMITS says (base/ratelimit.py):
+    # link-code tries per client address in any minute (off with RATE_LIMITS; ratelimit.py):
     # raise it where many players share an address (a proxy, a carrier's NAT)
     rate_link_tries_per_minute: int = Field(default=10, ge=1)
     # a win whose median time between the player's own moves is shorter than this (in

@@ -103,12 +103,17 @@ def invisible(name: str) -> str | None:
 
 
 def visible(name: str) -> str:
-    """A name whose every character shows, none of them under a stack of marks
-    (pydantic's check of a new player's name)."""
+    """A name whose every character shows, none of them under a stack of marks, and whose
+    first is no mark (a name of marks alone shows as next to nothing): pydantic's check
+    of a new player's name."""
     ch = invisible(name)
     if ch is not None:
         raise ValueError(
             f"a name cannot contain invisible characters such as U+{ord(ch):04X}"
+        )
+    if name and _MARK.contains(_NFC.normalize(name)[0]):
+        raise ValueError(
+            "a name cannot begin with a combining mark: it has no character to sit on"
         )
     if marked(name) is not None:
         raise ValueError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from pathlib import Path
 
@@ -311,3 +312,36 @@ def test_default_workers_leave_half_the_cores_to_a_local_database() -> None:
     cores = len(os.sched_getaffinity(0))
     assert default_workers(None) == max(1, min(cores // 2, MAX_DEFAULT_WORKERS))
     assert default_workers("postgresql://u@db.example/x") == max(1, min(cores, MAX_DEFAULT_WORKERS))
+
+
+async def test_put_and_delete_are_writes_too(db_url: str) -> None:
+    """Following and unfollowing (PUT and DELETE) spend the token's writes as POSTs do."""
+    async with limited(db_url, rate_writes_per_minute=3) as c:
+        ada, bob = await new_player(c, "ada"), await new_player(c, "bob")
+        url = f"/v1/players/me/friends/{bob['id']}"
+        for method in ("PUT", "DELETE", "PUT"):
+            assert (await c.request(method, url, headers=auth(ada))).status == 204
+        body = await too_many(await c.delete(url, headers=auth(ada)))
+        assert "this token" in str(body["detail"])
+
+
+async def test_what_the_limits_read_of_a_request_never_fails_it(db_url: str) -> None:
+    """A token whose bytes are not UTF-8 is a bad token (401), and a page's `limit` that is
+    a digit to Unicode but no number ("²") a bad query (400), rate limits on as off."""
+    async with limited(db_url) as c:
+        ada = await new_player(c, "ada")
+        game = await new_game(c, ada, deal=5)
+        body = b'{"from": "t1", "to": "c"}'
+        head = (
+            f"POST /v1/games/{game['id']}/moves HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n"
+        ).encode()
+        assert c.server.host is not None and c.server.port is not None
+        reader, writer = await asyncio.open_connection(c.server.host, c.server.port)
+        writer.write(head + b"Authorization: Bearer caf\xe9\r\n\r\n" + body)
+        answer = await reader.read()
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 401 "), answer[:200]
+        r = await c.get(f"/v1/games/{game['id']}/events?limit=%C2%B2")
+        assert r.status == 400, await r.text()

@@ -108,6 +108,15 @@ async def test_invisible_characters_are_400(client: TestClient) -> None:
     await new_player(client, "ada")
 
 
+async def test_a_name_cannot_begin_with_a_combining_mark(client: TestClient) -> None:
+    """A mark has nothing to sit on at a name's start; marks alone show as next to
+    nothing (and would all share one empty key)."""
+    for name in ("\u0301", "\u0301\u0301", " \u0301", "\u0301ada"):
+        status, problem = await create(client, name)
+        assert status == 400, (name, problem)
+        assert "combining mark" in str(problem["detail"]), (name, problem)
+    status, body = await create(client, "Ada\u0300")  # a mark on a letter is a name
+    assert status == 201, body
 
 async def test_an_emojis_presentation_selector_is_dropped_not_refused(
     client: TestClient,
