@@ -38,7 +38,9 @@ LAYOUT_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize(("variant", "columns"), [("freecell", 8), ("bakers_dozen", 13)])
+@pytest.mark.parametrize(
+    ("variant", "columns"), [("freecell", 8), ("bakers_dozen", 13), ("beleaguered_castle", 8)]
+)
 async def test_the_whole_board_fits_a_phone(
     pages: Pages, tmp_path: Path, variant: str, columns: int
 ) -> None:

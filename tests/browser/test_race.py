@@ -89,6 +89,8 @@ async def test_two_players_race_and_a_third_watches(
         await idle(page)
         assert await field(page, "deal") == "617"
         assert await page.is_hidden("#hint")
+        # nor the deal's board, whose replays are winning lines of it
+        assert await page.is_hidden("#board-panel")
 
     # the watcher (no player on this browser) sees both racers and no board
     await watcher.goto(link)

@@ -67,8 +67,7 @@ async def test_opening_page_starts_a_shared_deal(pages: Pages, http: aiohttp.Cli
     await page.screenshot(path=screenshot_path("opening_freecell_617.png"), full_page=True)
 
     # every game, opened from its shareable address; the same deal again is a new game
-    # (deal 614: one every game can win; Beleaguered Castle's 617 has no solution, and the
-    # service refuses a deal known to have none)
+    # (deal 614: one every game can win; Beleaguered Castle's 617 has no solution)
     for variant, columns, cells in (
         ("bakers_game", 8, 4),
         ("bakers_dozen", 13, 0),
@@ -90,6 +89,23 @@ async def test_opening_page_starts_a_shared_deal(pages: Pages, http: aiohttp.Cli
     await same_as_api(page, http, game_id)
     # and none of it asked the server anything it refused (each shows in the console)
     assert pages.refused == []
+
+
+async def test_an_address_with_no_deal_says_why_on_the_welcome(page: Any) -> None:
+    """A deal that is no deal (out of range, or not a number) opens the welcome, which says
+    why and keeps the game and the number asked for in its form."""
+    for deal, why in (("8589934592", "there is no deal 8589934592"),
+                      ("abc", 'a deal is a whole number from 1 up, not "abc"')):
+        await page.goto(f"/?variant=bakers_game&deal={deal}")
+        await idle(page)
+        assert await page.is_visible("#welcome") and not await page.is_visible("#game")
+        assert await page.is_visible("#welcome-message")
+        assert why in await page.text_content("#welcome-message")
+        assert await page.input_value("#variant") == "bakers_game"
+    assert await page.input_value("#deal-input") == ""  # "abc" is no number to keep
+    await page.goto("/?variant=freecell&deal=8589934592")
+    await idle(page)
+    assert await page.input_value("#deal-input") == "8589934592"
 
 
 async def test_cards_and_piles_are_named_for_screen_readers(page: Any) -> None:

@@ -27,9 +27,11 @@ export const app = {
 // ------------------------------------------------------------------ the message line
 
 export function say(text, kind = "info") {
-  const node = $("#message");
-  node.textContent = text;
-  node.classList.toggle("error", kind === "error");
+  // the game's message line, and the welcome's (the one of them in sight)
+  for (const node of [$("#message"), $("#welcome-message")]) {
+    node.textContent = text;
+    node.classList.toggle("error", kind === "error");
+  }
 }
 
 export function report(error) {

@@ -3,7 +3,7 @@
 // motion), so automatic moves are seen one by one.
 
 import {
-  SUITS, SUIT_SYMBOLS, cardName, cardShort, cardText, isRed, pileName, rankOf, rankShown,
+  SUITS, SUIT_SYMBOLS, cardName, cardText, isRed, pileName, rankOf, rankShown,
   suitWord,
 } from "./cards.js";
 
@@ -35,10 +35,14 @@ function cardElement(card, { free, pile, variant }) {
     tabindex: free ? "0" : null,
   });
   node.title = `${cardName(card)} (${pileName(pile, variant)})`;
-  const short = cardShort(card);
+  // the corner's rank and suit (side by side; stacked where rows fan sideways)
+  const corner = (side) => el("span", { class: `corner ${side}`, "aria-hidden": "true" }, [
+    el("span", { class: "rank", text: rankShown(card) }),
+    el("span", { class: "suit", text: SUIT_SYMBOLS[card[1]] }),
+  ]);
   node.append(
-    el("span", { class: "corner tl", "aria-hidden": "true", text: short }),
-    el("span", { class: "corner tr", "aria-hidden": "true", text: short }),
+    corner("tl"),
+    corner("tr"),
     el("span", {
       class: "pip",
       "aria-hidden": "true",
@@ -66,6 +70,7 @@ function columnElement(pile, cards, variant, kind) {
   cards.forEach((card, i) => {
     node.append(cardElement(card, { free: i === cards.length - 1, pile, variant }));
   });
+  node.style.setProperty("--n", String(cards.length)); // a castle row's fan (style.css)
   return node;
 }
 

@@ -41,11 +41,6 @@ export function cardName(text) {
   return `${RANK_WORDS[rankOf(text)]} of ${SUIT_WORDS[suitOf(text)]}`;
 }
 
-/** "7♥" for the corner of a card */
-export function cardShort(text) {
-  return RANK_SHOWN[rankOf(text)] + SUIT_SYMBOLS[suitOf(text)];
-}
-
 export function rankShown(text) {
   return RANK_SHOWN[rankOf(text)];
 }

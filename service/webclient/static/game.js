@@ -81,9 +81,16 @@ export async function openGame(id) {
   }
   setGame(game, { fresh: true });
   if (app.mode === "play") keepLastGame(game.id);
-  say(app.mode === "play"
-    ? `${TITLES[game.variant]} deal ${game.deal}. Tap a card to choose it.`
-    : `You are watching ${TITLES[game.variant]} deal ${game.deal}: moves appear as they are played.`);
+  const title = `${TITLES[game.variant]} deal ${game.deal}`;
+  if (app.mode !== "play") {
+    say(`You are watching ${title}: moves appear as they are played.`);
+  } else if (game.status === "blocked") {
+    say(`${title}. No legal move is left: undo to go back, or start again.`, "error");
+  } else if (game.status === "playing") {
+    say(`${title}. Tap a card to choose it.`);
+  } else {
+    say(`${title}, ${game.status}.`);
+  }
 }
 
 /** Deals a new game of `variant` (`deal`, or a random deal when null, of `grade` when
@@ -202,6 +209,8 @@ function afterChange() {
     background(refreshRecord);
   } else if (g.status === "blocked") {
     say("No legal move is left: undo to go back, or start again.", "error");
+  } else if (g.status === "abandoned") {
+    background(refreshRecord);
   }
 }
 

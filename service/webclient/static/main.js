@@ -16,6 +16,7 @@
 //   standings.js  where a won game stands among the deal's winners (a chart, charts.js)
 //   friends.js  the players this player follows (the board panel's Follow buttons)
 
+import { ApiError } from "./api.js";
 import { api, app, background, enqueue, report, say } from "./app.js";
 import { TITLES } from "./cards.js";
 import { refreshDevices, wireDevices } from "./devices.js";
@@ -46,8 +47,19 @@ async function route() {
       say(`There is no game called "${address.variant}" here; pick one below.`, "error");
       return undefined;
     }
-    return startGame(address.variant, dealFrom(address.dealText), address.autoplay,
-      { replace: true });
+    // the welcome's form says the deal asked for, should the page end there (a bad deal,
+    // a device signed out)
+    document.getElementById("variant").value = address.variant;
+    document.getElementById("deal-input").value = address.dealText ?? "";
+    try {
+      return await startGame(address.variant, dealFrom(address.dealText), address.autoplay,
+        { replace: true });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      showWelcome(); // (a deal that is no deal: the game's own message line is hidden)
+      say(`${error.detail}. Pick a deal below.`, "error");
+      return undefined;
+    }
   }
   showWelcome();
   say("Pick a game: a deal number to share, a random deal, or today's deal.");

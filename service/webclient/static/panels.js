@@ -19,7 +19,8 @@ export const standings = new Standings(api);
  * is won. */
 export async function refreshBoard() {
   const g = app.game;
-  if (!g) {
+  // a race's game in play shows no board of its deal: its replays are winning lines
+  if (!g || (g.race_id && !FINISHED.has(g.status))) {
     boards.hide();
     standings.hide();
     return;

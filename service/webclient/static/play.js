@@ -181,7 +181,9 @@ export async function hint() {
     say(`Hint: ${cardName(card)} to ${pileName(pile, g.variant)}${left}.`);
   } else if (answer.verdict === "unwinnable") {
     app.hint = null;
-    say("No winning line is left from here: undo to go back.", "error");
+    say(g.moves > 0
+      ? "No winning line is left from here: undo to go back."
+      : "This deal has no winning line at all: try another deal.", "error");
   } else {
     app.hint = null;
     say("No hint: the search ran out of time before finding a winning line.");
