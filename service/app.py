@@ -46,7 +46,7 @@ from service.games import routes as games
 from service.live import routes as stream
 from service.live.beats import broker_caught_up
 from service.live.hub import HUB_KEY, STREAMS_KEY, StreamHub
-from service.players import accounts
+from service.players import accounts, tries
 from service.players import routes as players
 from service.players.link_codes import LINK_KEY, link_code_key, purge_link_codes
 from service.races import feeds as race_feeds
@@ -197,7 +197,7 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
 
 async def maintenance_ctx(app: web.Application) -> AsyncIterator[None]:
     """Idempotency keys (and spent or expired link codes) are kept `idempotency_hours` (at
-    least 24), then purged hourly."""
+    least 24), then purged hourly, with the link-code tries of addresses quiet since."""
     settings = app[SETTINGS_KEY]
 
     async def purge() -> None:
@@ -207,6 +207,7 @@ async def maintenance_ctx(app: web.Application) -> AsyncIterator[None]:
             try:
                 await app[BACKEND_KEY].store.purge_keys(cutoff)
                 await purge_link_codes(app[BACKEND_KEY], cutoff)
+                await tries.purge(app[BACKEND_KEY])
             except StoreError:
                 log.warning("could not purge old idempotency keys; will try again")
 

@@ -17,7 +17,7 @@ balancer a client gets up to N times the numbers. `RATE_LIMITS=off` leaves the m
 out altogether, and the one limit that is not the middleware's (it counts before the body
 is read, on one route): guesses of link codes (`POST /v1/tokens`), RATE_LINK_TRIES_PER_MINUTE
 per client address in any minute, a sliding window rather than a bucket (MinuteWindows;
-players/routes.py).
+players/routes.py), counted again in the database for all instances (players/tries.py).
 """
 
 from __future__ import annotations
@@ -248,12 +248,17 @@ def charge(buckets: TokenBuckets, key: Hashable, what: str, cost: float = 1.0) -
     are not as many left."""
     wait = buckets.take(key, cost)
     if wait > 0:
-        seconds = _retry_after(wait)
-        raise TooManyRequests(
-            f"too many {what} (at most {int(buckets.capacity)} a minute);"
-            f" try again in {seconds} s",
-            retry_after=seconds,
-        )
+        raise refusal(what, int(buckets.capacity), wait)
+
+
+def refusal(what: str, per_minute: int, wait: float) -> TooManyRequests:
+    """The 429 of a limit of `per_minute` reached: `what` is what came too often, `wait`
+    the seconds until one more may come."""
+    seconds = _retry_after(wait)
+    return TooManyRequests(
+        f"too many {what} (at most {per_minute} a minute); try again in {seconds} s",
+        retry_after=seconds,
+    )
 
 
 def _token(request: web.Request) -> str | None:

@@ -23,7 +23,7 @@ from sqlalchemy import (
     Uuid,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 metadata = MetaData()
 
@@ -71,6 +71,14 @@ link_codes = Table(
     Column("token_id", Uuid, ForeignKey("device_tokens.id"), nullable=False),
     Index("link_codes_expires", "expires_at"),
     Index("link_codes_token", "token_id"),
+)
+
+# link-code tries per client address: their times in the last minute, oldest first
+link_tries = Table(
+    "link_tries",
+    metadata,
+    Column("address", Text, primary_key=True),
+    Column("tries", ARRAY(DateTime(timezone=True)), nullable=False),
 )
 
 games = Table(

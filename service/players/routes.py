@@ -15,7 +15,7 @@ from service.boards import records as leaderboards
 from service.database.connections import BUDGET
 from service.games.export import lines as export_lines
 from service.players import accounts as players
-from service.players import friends, link_codes, stats
+from service.players import friends, link_codes, stats, tries
 from service.players.auth import caller
 from service.players.link_codes import LINK_KEY
 from service.players.schemas import LinkDevice, NewDevice, NewPlayer
@@ -116,10 +116,13 @@ async def add_link_code(request: web.Request) -> web.Response:
 
 async def link_device(request: web.Request) -> web.Response:
     """A new device's token from a link code. Guesses are limited per address before the
-    body is read (RATE_LINK_TRIES_PER_MINUTE, unless RATE_LIMITS=off)."""
+    body is read (RATE_LINK_TRIES_PER_MINUTE, unless RATE_LIMITS=off): in this instance's
+    memory, then in the database, for all instances together (players/tries.py)."""
     guesses = request.app.get(LINK_GUESSES_KEY)  # (none with RATE_LIMITS=off)
-    if guesses is not None:
-        charge(guesses, request.remote or "-", "link-code tries from your address")
+    address = request.remote or "-"
+    if guesses is not None:  # this instance's count, then every instance's
+        charge(guesses, address, "link-code tries from your address")
+        await tries.take(request.app[BACKEND_KEY], address, int(guesses.capacity))
     body = await parse_body(request, LinkDevice)
     answer = await link_codes.redeem_link_code(
         request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device

@@ -9,8 +9,9 @@ from pathlib import Path
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
-from service.base.keys import LINK_GUESSES_KEY
+from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import SharedSlots, Slots, TokenBuckets
+from service.players import tries
 
 from ..api.helpers import auth, instance, new_game, new_player
 from ..conftest import make_settings
@@ -60,7 +61,36 @@ async def test_link_code_tries_are_at_most_ten_in_any_minute(db_url: str) -> Non
             r = await client.post("/v1/tokens", json={"code": "AAAA-BBBB", "device": "x"})
             assert r.status == 429 and int(r.headers["Retry-After"]) == 60 - int(later)
         clock.now = 1060.0
+        await a_minute_passes_in_the_database(client)
         assert await tries(client, 11) == [422] * 10 + [429]
+
+
+async def a_minute_passes_in_the_database(client: TestClient) -> None:
+    """The tries the database counted (players/tries.py) are a minute older."""
+    await client.app[BACKEND_KEY].store.pool.execute(
+        "UPDATE link_tries SET tries = ARRAY(SELECT t - interval '1 minute'"
+        " FROM unnest(tries) AS t ORDER BY t)"
+    )
+
+
+async def test_link_code_tries_from_one_address_count_on_every_instance(db_url: str) -> None:
+    """Two instances on one database: ten tries on one, and the other refuses the
+    eleventh (each instance's memory alone would take ten more)."""
+    async with instance(db_url, rate_limits="on") as a, instance(db_url, rate_limits="on") as b:
+        for _ in range(10):
+            r = await a.post("/v1/tokens", json={"code": "AAAA-BBBB", "device": "x"})
+            assert r.status == 422
+        r = await b.post("/v1/tokens", json={"code": "AAAA-BBBB", "device": "x"})
+        body = await too_many(r)
+        assert "link-code tries from your address (at most 10 a minute)" in str(body["detail"])
+        assert 55 <= int(r.headers["Retry-After"]) <= 60
+        await a_minute_passes_in_the_database(b)
+        r = await b.post("/v1/tokens", json={"code": "AAAA-BBBB", "device": "x"})
+        assert r.status == 422
+        # an address quiet for a minute is forgotten
+        await a_minute_passes_in_the_database(b)
+        await tries.purge(b.app[BACKEND_KEY])
+        assert await b.app[BACKEND_KEY].store.pool.fetchval("SELECT count(*) FROM link_tries") == 0
 
 
 def test_buckets_full_again_give_their_slots_to_other_keys() -> None:
