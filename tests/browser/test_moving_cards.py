@@ -197,3 +197,38 @@ async def test_double_click_sends_a_card_up_or_to_a_cell(
 
 def _rank(card: str) -> int:
     return {"A": 1, "T": 10, "J": 11, "Q": 12, "K": 13}.get(card[0]) or int(card[0])
+
+
+async def test_a_card_dragged_onto_a_pile_moves_there(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """A drag with the mouse: the card (with the cards on it) goes where it is dropped, as
+    taps would send it; dropped where it may not go, it stays, with the rule said."""
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    game = await api_get(http, f"/v1/games/{game_id}")
+    legal = (await api_get(http, f"/v1/games/{game_id}/legal-moves"))["moves"]
+    to_column = next(m for m in legal if m["to"][0] == "t")
+    source = game["state"]["tableau"][int(to_column["from"][1:]) - 1]
+    card = source[-1]
+    await page.drag_and_drop(f'#table [data-card="{card}"]',
+                             f'#table [data-pile="{to_column["to"]}"] [data-card]:last-child')
+    await idle(page)
+    after = await same_as_api(page, http, game_id)
+    assert after["version"] == game["version"] + 1
+    target = after["state"]["tableau"][int(to_column["to"][1:]) - 1]
+    assert target[-1] == card
+    # onto a column where it may not go: nothing moves, and the message says why
+    legal = (await api_get(http, f"/v1/games/{game_id}/legal-moves"))["moves"]
+    column = next(i for i, c in enumerate(after["state"]["tableau"])
+                  if c and f"t{i + 1}" != to_column["to"]
+                  and not any(m == {"from": to_column["to"], "to": f"t{i + 1}", "count": 1}
+                              for m in legal))
+    await page.drag_and_drop(f'#table [data-card="{card}"]',
+                             f'#table [data-pile="t{column + 1}"] [data-card]:last-child')
+    await idle(page)
+    assert (await same_as_api(page, http, game_id))["version"] == after["version"]
+    assert "cannot go" in (await page.text_content("#message") or "")
+    # a drag into a free cell
+    await page.drag_and_drop(f'#table [data-card="{card}"]', '#table [data-pile="c2"]')
+    await idle(page)
+    assert (await same_as_api(page, http, game_id))["state"]["cells"][1] == card

@@ -21,6 +21,7 @@ import { api, app, background, enqueue, report, say } from "./app.js";
 import { TITLES } from "./cards.js";
 import { refreshDevices, wireDevices } from "./devices.js";
 import { openGame, openReplay, reload, replay, showWelcome, startGame } from "./game.js";
+import { wireDrag } from "./drag.js";
 import { wireInput } from "./input.js";
 import { offerResume, refreshDaily, refreshRecord, standings } from "./panels.js";
 import { ensurePlayer } from "./player.js";
@@ -78,6 +79,7 @@ async function openPlayer(id) {
 window.openSolitaire = { app, api };
 
 wireInput();
+wireDrag();
 wireRaces();
 wireDevices({ showWelcome, refreshRecord });
 onAddressChange(() => enqueue(route));
