@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from .conftest import Pages, screenshot_path
-from .helpers import api_get, as_shown, field, idle, open_deal, shown
+from .helpers import api_get, as_player, as_shown, field, idle, new_player, open_deal, shown
 
 pytestmark = pytest.mark.browser
 
@@ -217,3 +217,15 @@ async def test_devices_are_listed_linked_with_a_code_and_signed_out(pages: Pages
     assert await stored_player(first) is None
     assert await first.inner_text("#who") == "Signed out on this device"
     assert await first.is_visible("#welcome")
+
+
+async def test_the_token_decides_who_plays(pages: Pages, http: aiohttp.ClientSession) -> None:
+    """A stored player whose id is not its token's player (edited by hand): the game the
+    page deals is the token's player's, played, and the stored id gives way."""
+    owner, other = await new_player(http, "owner"), await new_player(http, "other")
+    page = await as_player(pages, {"id": other["id"], "name": "me", "token": owner["token"]})
+    game_id = await open_deal(page, "freecell", 617)
+    assert (await api_get(http, f"/v1/games/{game_id}"))["player_id"] == owner["id"]
+    assert await page.get_attribute("body", "data-mode") == "play"
+    stored = json.loads(await page.evaluate("localStorage.getItem('open-solitaire.player')"))
+    assert stored["id"] == owner["id"] and stored["token"] == owner["token"]

@@ -11,7 +11,7 @@ import { refreshDevices } from "./devices.js";
 import { capital } from "./format.js";
 import { LiveFeed } from "./live.js";
 import { boards, refreshBoard, refreshDaily, refreshRecord, standings } from "./panels.js";
-import { ensurePlayer, keepLastGame } from "./player.js";
+import { ensurePlayer, keepLastGame, signIn } from "./player.js";
 import { rememberWin } from "./record.js";
 import { Replay } from "./replay.js";
 import { showGameAddress } from "./routing.js";
@@ -111,6 +111,11 @@ export async function startGame(variant, deal, autoplay, { replace = false, grad
     // out (devices.js says so); the next game is a new player's
     showWelcome();
     return;
+  }
+  if (game.player_id !== app.player.id) {
+    // the token is who plays: a stored id that is not its player's (edited by hand, say)
+    // gives way, and the game just dealt is this player's own
+    signIn({ ...app.player, id: game.player_id });
   }
   showGameAddress(game.id, { replace });
   keepLastGame(game.id);
