@@ -13,7 +13,18 @@ import aiohttp
 import pytest
 
 from .conftest import Pages, screenshot_path
-from .helpers import api_get, as_player, as_shown, field, idle, new_player, open_deal, shown
+from .helpers import (
+    api_get,
+    as_player,
+    as_shown,
+    field,
+    idle,
+    new_player,
+    open_deal,
+    post,
+    shown,
+    win,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -229,3 +240,25 @@ async def test_the_token_decides_who_plays(pages: Pages, http: aiohttp.ClientSes
     assert await page.get_attribute("body", "data-mode") == "play"
     stored = json.loads(await page.evaluate("localStorage.getItem('open-solitaire.player')"))
     assert stored["id"] == owner["id"] and stored["token"] == owner["token"]
+
+
+async def test_a_game_ended_elsewhere_updates_the_message_and_the_record(
+    pages: Pages, http: aiohttp.ClientSession
+) -> None:
+    """The player's game abandoned from another device: the page says so, and the record
+    (whose streak the abandon breaks) is read again."""
+    player = await new_player(http, "streaker")
+    await win(http, player)
+    page = await as_player(pages, player)
+    game_id = await open_deal(page, "freecell", 5)
+    await page.wait_for_selector("#record >> text=1 in a row")
+    await post(http, player, f"/v1/games/{game_id}/abandon", {})
+    for _ in range(100):
+        if await field(page, "status") == "abandoned" and "in a row" not in (
+            await page.text_content("#record") or ""
+        ):
+            break
+        await asyncio.sleep(0.1)
+    assert await field(page, "status") == "abandoned"
+    assert "in a row" not in (await page.text_content("#record") or "")
+    assert "abandoned" in (await page.text_content("#message") or "")

@@ -22,6 +22,7 @@ from .helpers import (
     legal_piles,
     open_deal,
     same_as_api,
+    shown,
     token_of,
 )
 
@@ -232,3 +233,22 @@ async def test_a_card_dragged_onto_a_pile_moves_there(
     await page.drag_and_drop(f'#table [data-card="{card}"]', '#table [data-pile="c2"]')
     await idle(page)
     assert (await same_as_api(page, http, game_id))["state"]["cells"][1] == card
+
+
+async def test_the_keyboards_focus_stays_on_the_table_after_a_move(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """Enter on a focused card chooses it, Enter on a focused pile moves it there: the
+    table is drawn again, and the focus stays with the card moved (Tab goes on from
+    there, not from the top of the page)."""
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    card = (await shown(page))["tableau"][0][-1]
+    await page.focus(f'#table [data-card="{card}"]')
+    await page.keyboard.press("Enter")
+    await idle(page)
+    await page.focus('#table [data-pile="c1"]')
+    await page.keyboard.press("Enter")
+    await idle(page)
+    assert (await api_get(http, f"/v1/games/{game_id}"))["state"]["cells"][0] == card
+    assert await page.evaluate("document.activeElement.closest('#table') !== null")
+    assert await page.evaluate("document.activeElement.dataset.card") == card

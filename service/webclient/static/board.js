@@ -122,6 +122,10 @@ export function render(table, state, variant, marks = {}, animateMs = 0) {
       before.set(node.dataset.card, node.getBoundingClientRect());
     }
   }
+  // the card or pile that has the keyboard's focus keeps it across the drawing
+  const focused = table.contains(document.activeElement) ? document.activeElement : null;
+  const focusCard = focused?.dataset?.card;
+  const focusPile = focused?.closest?.("[data-pile]")?.dataset.pile;
   const columns = state.tableau.length;
   table.className = `table layout-${variant === "beleaguered_castle" ? "castle" : "columns"}`
     + (columns > 8 ? " cols-13" : "");
@@ -148,6 +152,12 @@ export function render(table, state, variant, marks = {}, animateMs = 0) {
     table.append(top, el("div", { class: "tableau" }, tableau));
   }
   mark(table, marks);
+  if (focused) {
+    const pile = `[data-pile="${focusPile}"]`;
+    const again = (focusCard && table.querySelector(`[data-card="${focusCard}"][tabindex]`))
+      || (focusPile && table.querySelector(`${pile} [data-card][tabindex], ${pile}[tabindex]`));
+    (again || table).focus({ preventScroll: true });
+  }
 
   if (animateMs > 0 && before.size) {
     const moved = [];

@@ -215,7 +215,9 @@ function afterChange() {
   } else if (g.status === "blocked") {
     say("No legal move is left: undo to go back, or start again.", "error");
   } else if (g.status === "abandoned") {
+    say("This game is over: it was abandoned. Start a new one when you like.");
     background(refreshRecord);
+    background(refreshBoard); // (a race's game shows its deal's board once it is over)
   }
 }
 
@@ -249,9 +251,9 @@ function scheduleRefresh() {
 /** The game as the server has it now. */
 export async function reload() {
   if (!app.game) return;
-  const wasWon = app.game.status === "won";
+  const before = app.game.status;
   const game = await api.game(app.game.id);
   app.selection = null;
   setGame(game);
-  if (game.status === "won" && !wasWon) afterChange();
+  if (game.status !== before) afterChange(); // won, blocked or ended elsewhere (a race's end)
 }
