@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -15,6 +16,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 
+from service.base.keys import BACKEND_KEY
 from service.solver.verdicts import PER_OWNER, SOLVER_KEY
 from service.verify.run import verify
 from tests.faults.helpers import until as wait_for
@@ -237,3 +239,22 @@ async def test_a_blocked_game_has_no_hint_or_analysis_to_read(client: TestClient
     assert (hint["verdict"], hint["move"]) == ("unwinnable", None)
     analysis = await call(client, "GET", f"{url}/analysis")
     assert (analysis["status"], analysis["version"]) == ("abandoned", hint["version"])
+
+
+async def test_a_race_whose_start_has_come_refuses_hints_before_any_clock_starts_it(
+    db_url: str,
+) -> None:
+    """The race runs from its starts_at: a hint on the deal in a racer's game of their own
+    is 403 from then on, even before a clock or a request has started the race."""
+    deal, _line = shortest("freecell")
+    async with instance(db_url, race_tick_s=3600) as c:  # no clock starts it here
+        ada = await new_player(c, "ada")
+        race = await new_race(c, ada, deal=deal, autoplay=False, max_players=2)
+        side = await new_game(c, ada, deal=deal, autoplay=False)
+        await c.app[BACKEND_KEY].store.pool.execute(
+            "UPDATE races SET starts_at = clock_timestamp() - interval '1 second',"
+            " ends_at = clock_timestamp() + interval '10 minutes' WHERE id = $1",
+            uuid.UUID(race["id"]),
+        )
+        problem = await call(c, "POST", f"/v1/games/{side['id']}/hint", ada, {}, 403)
+        assert f"races on this deal in race {race['id']}" in problem["detail"]
