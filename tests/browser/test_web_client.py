@@ -95,6 +95,8 @@ async def test_an_address_with_no_deal_says_why_on_the_welcome(page: Any) -> Non
     """A deal that is no deal (out of range, or not a number) opens the welcome, which says
     why and keeps the game and the number asked for in its form."""
     for deal, why in (("8589934592", "there is no deal 8589934592"),
+                      ("99999999999999999999", "there is no deal 99999999999999999999"),
+                      ("1e3", 'a deal is a whole number from 1 up, not "1e3"'),
                       ("abc", 'a deal is a whole number from 1 up, not "abc"')):
         await page.goto(f"/?variant=bakers_game&deal={deal}")
         await idle(page)
@@ -106,6 +108,10 @@ async def test_an_address_with_no_deal_says_why_on_the_welcome(page: Any) -> Non
     await page.goto("/?variant=freecell&deal=8589934592")
     await idle(page)
     assert await page.input_value("#deal-input") == "8589934592"
+    await page.goto("/?variant=spider&deal=5")  # no such game: the number is kept
+    await idle(page)
+    assert "spider" in await page.text_content("#welcome-message")
+    assert await page.input_value("#deal-input") == "5"
 
 
 async def test_cards_and_piles_are_named_for_screen_readers(page: Any) -> None:

@@ -3,7 +3,7 @@
 // a pile it goes there as a tap on that pile would send it. A finger taps (seed 004): on
 // a touch screen a drag scrolls the page.
 
-import { $, app, enqueue } from "./app.js";
+import { $, app, enqueue, say } from "./app.js";
 import { canPlay, clearSelection, selectCard } from "./choose.js";
 import { moveSelectionTo } from "./play.js";
 
@@ -13,7 +13,7 @@ let press = null; // {card, pile, x, y, nodes, dragging}: the card pressed, and 
 let dropped = false; // a drag just ended: the click the browser sends after it is no tap
 
 function onDown(event) {
-  if (event.pointerType === "touch" || event.button !== 0 || app.mode !== "play") return;
+  if (event.pointerType === "touch" || event.button !== 0 || !app.game) return;
   const cardEl = event.target.closest("[data-card]");
   const pile = cardEl?.closest("[data-pile]")?.dataset.pile;
   if (!pile || pile === "f") return;
@@ -58,8 +58,9 @@ function onUp(event) {
   enqueue(async () => {
     if (pile && pile !== drag.pile && app.selection?.card === drag.card) {
       await moveSelectionTo(pile);
-    } else {
+    } else if (app.selection) {
       clearSelection();
+      say("Choice dropped.");
     }
   });
 }

@@ -43,15 +43,15 @@ async function route() {
   if (address.kind === "player") return openPlayer(address.id);
   if (address.kind === "game") return openGame(address.id);
   if (address.kind === "deal") {
+    // the welcome's form says the deal asked for, should the page end there (a bad deal,
+    // an unknown game, a device signed out)
+    document.getElementById("deal-input").value = address.dealText ?? "";
     if (!(address.variant in TITLES)) {
       showWelcome();
       say(`There is no game called "${address.variant}" here; pick one below.`, "error");
       return undefined;
     }
-    // the welcome's form says the deal asked for, should the page end there (a bad deal,
-    // a device signed out)
     document.getElementById("variant").value = address.variant;
-    document.getElementById("deal-input").value = address.dealText ?? "";
     try {
       return await startGame(address.variant, dealFrom(address.dealText), address.autoplay,
         { replace: true });

@@ -15,9 +15,15 @@ export const dealUrl = (variant, deal) => `/?variant=${variant}&deal=${deal}`;
 /** A deal number typed or given in the address: null for none (a random deal). */
 export function dealFrom(text) {
   if (text === null || text === undefined || String(text).trim() === "") return null;
-  const value = Number(String(text).trim());
-  if (!Number.isSafeInteger(value) || value < 1) {
+  const written = String(text).trim();
+  if (!/^[0-9]+$/.test(written) || Number(written) < 1) { // (no "1e3", no "0x10")
     throw new ApiError(400, { detail: `a deal is a whole number from 1 up, not "${text}"` });
+  }
+  const value = Number(written);
+  if (!Number.isSafeInteger(value)) {
+    throw new ApiError(422, {
+      detail: `deal numbers run from 1 to 8589934591; there is no deal ${written}`,
+    });
   }
   return value;
 }
