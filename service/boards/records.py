@@ -17,7 +17,7 @@ from service.base.backend import Backend
 from service.base.errors import NotFound
 from service.boards import order
 from service.boards.cursors import games_cursor, parse_games_cursor
-from service.database.connections import plain
+from service.database.connections import plain, transaction
 
 PLAYER = "SELECT id, name, created_at FROM players WHERE id = $1"
 
@@ -70,7 +70,7 @@ async def player_record(backend: Backend, player_id: str | uuid.UUID) -> dict[st
     timeout = backend.store.timeout
     async with (
         backend.store.connection() as conn,
-        conn.transaction(isolation="repeatable_read", readonly=True),
+        transaction(conn, timeout, repeatable_read=True, read_only=True),
     ):
         who = await conn.fetchrow(PLAYER, pid, timeout=timeout)
         if who is None:

@@ -12,6 +12,8 @@ import asyncio
 import functools
 import logging
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -206,3 +208,30 @@ def _released(pending: set[asyncio.Future[None]], release: asyncio.Future[None])
         logging.getLogger(__name__).warning(
             "a timed-out statement's connection went back badly: %r", exc
         )
+
+
+@asynccontextmanager
+async def transaction(
+    conn: asyncpg.Connection, timeout: float, *, repeatable_read: bool = False,
+    read_only: bool = False,
+) -> AsyncIterator[None]:
+    """A transaction on `conn` whose BEGIN, COMMIT and ROLLBACK wait at most `timeout`,
+    as its statements do (asyncpg's own `transaction()` sends them under the pool's
+    command timeout, 30 s, which a hung server made a request wait out). A connection
+    whose ROLLBACK did not come through is closed, never pooled mid-transaction."""
+    begin = "BEGIN" + (" ISOLATION LEVEL REPEATABLE READ" if repeatable_read else "")
+    await conn.execute(begin + (" READ ONLY" if read_only else ""), timeout=timeout)
+    try:
+        yield
+    except BaseException:
+        try:
+            await conn.execute("ROLLBACK", timeout=timeout)
+        except BaseException:
+            conn.terminate()
+            raise
+        raise
+    try:
+        await conn.execute("COMMIT", timeout=timeout)
+    except BaseException:
+        conn.terminate()  # (the commit's outcome unknown: nothing more on this connection)
+        raise

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from service.base.backend import Backend
 from service.base.errors import Conflict, NotFound, Unauthorized
-from service.database.connections import plain
+from service.database.connections import plain, transaction
 from service.database.statements import CHANNEL, SIGNED_OUT
 from service.players.names import name_key, shape_key, unique_name
 
@@ -181,7 +181,7 @@ async def add_token(backend: Backend, player: Player, device: str) -> dict[str, 
     """Another token for the same player, for the device named."""
     token_id, token = new_token()
     timeout = backend.store.timeout
-    async with backend.store.connection() as conn, conn.transaction():
+    async with backend.store.connection() as conn, transaction(conn, timeout):
         asking = await conn.fetchval(
             LOCK_PLAYER_OF_TOKEN, player.id, player.token_id, timeout=timeout
         )

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from service.base.backend import Backend
 from service.base.errors import Conflict, NotFound, Unprocessable
-from service.database.connections import plain
+from service.database.connections import plain, transaction
 from service.players.accounts import LOCK_PLAYER, Player
 
 MAX_FRIENDS: Final = 1000
@@ -34,7 +34,7 @@ async def follow(backend: Backend, player: Player, friend_id: uuid.UUID) -> None
         raise Unprocessable("a player does not follow themselves: their own entry is on"
                             " their friends' boards already")  # fmt: skip
     timeout = backend.store.timeout
-    async with backend.store.connection() as conn, conn.transaction():
+    async with backend.store.connection() as conn, transaction(conn, timeout):
         await conn.execute(LOCK_PLAYER, player.id, timeout=timeout)
         if await conn.fetchval("SELECT 1 FROM players WHERE id = $1", friend_id,
                                timeout=timeout) is None:  # fmt: skip

@@ -26,7 +26,7 @@ from aiohttp import web
 from service.base.backend import Backend
 from service.base.errors import Conflict, Unprocessable
 from service.base.settings import Settings
-from service.database.connections import plain
+from service.database.connections import plain, transaction
 from service.players.accounts import (
     IN_USE,
     MAX_TOKENS,
@@ -159,7 +159,7 @@ async def redeem_link_code(
     digest = hash_token(token)
     code_hash = hash_code(key, code)
     timeout = backend.store.timeout
-    async with backend.store.connection() as conn, conn.transaction():
+    async with backend.store.connection() as conn, transaction(conn, timeout):
         owner = await conn.fetchrow(LOCK_CODE_PLAYER, code_hash, timeout=timeout)
         if owner is None:
             raise _no_such_code()

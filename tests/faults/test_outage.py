@@ -331,3 +331,42 @@ async def fetch_version(db_url: str, gid: str) -> int:
         return version
     finally:
         await conn.close()
+
+
+async def test_a_hung_database_answers_transactions_within_db_timeout(
+    own_postgres: EmbeddedPostgres,
+) -> None:
+    """Requests that run a transaction (following a player, a player's record) answer 503
+    within DB_TIMEOUT when the database hangs: their BEGIN waits no longer than their
+    statements (asyncpg's own BEGIN waited the pool's 30 s), then work once it is back."""
+    url = await migrated_database(own_postgres, "hung_transactions")
+    server = TestServer(create_app(make_settings(url, db_timeout=1.0)))
+    await server.start_server()
+    base = str(server.make_url("")).rstrip("/")
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=40)) as session:
+            players = []
+            for name in ("ada", "bob"):
+                async with session.post(f"{base}/v1/players", json={"name": name}) as r:
+                    players.append(await r.json())
+            ada, bob = players
+            follow = f"{base}/v1/players/me/friends/{bob['id']}"
+            async with session.get(f"{base}/v1/players/me", headers=auth(ada)) as r:
+                assert r.status == 200  # (the token known to memory from here on)
+            signal_all(own_postgres, signal.SIGSTOP)
+            try:
+                for method, address in (("PUT", follow), ("GET", f"{base}/v1/players/me")):
+                    started = time.monotonic()
+                    async with session.request(method, address, headers=auth(ada)) as r:
+                        assert r.status == 503, (method, await r.text())
+                    assert time.monotonic() - started < 3.0, method
+            finally:
+                signal_all(own_postgres, signal.SIGCONT)
+            for _ in range(50):
+                async with session.put(follow, headers=auth(ada)) as r:
+                    if r.status == 204:
+                        break
+                await asyncio.sleep(0.2)
+            assert r.status == 204
+    finally:
+        await server.close()
