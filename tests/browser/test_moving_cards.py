@@ -252,3 +252,18 @@ async def test_the_keyboards_focus_stays_on_the_table_after_a_move(
     assert (await api_get(http, f"/v1/games/{game_id}"))["state"]["cells"][0] == card
     assert await page.evaluate("document.activeElement.closest('#table') !== null")
     assert await page.evaluate("document.activeElement.dataset.card") == card
+
+
+async def test_keys_play_while_a_checkbox_has_the_focus(page: Any) -> None:
+    """A box just ticked keeps the focus: the game's keys still play (a text field's keys
+    stay the field's)."""
+    await open_deal(page, "freecell", 617)
+    await page.focus("#autoplay")
+    await page.keyboard.press("1")
+    await idle(page)
+    assert await page.get_attribute("#table", "data-selected") != ""
+    await page.keyboard.press("Escape")
+    await page.focus("#deal-input")
+    await page.keyboard.press("2")
+    await idle(page)
+    assert await page.get_attribute("#table", "data-selected") == ""

@@ -120,7 +120,10 @@ async function keyPile(pile) {
 }
 
 function onKey(event) {
-  if (event.target.closest?.("input, select, textarea")) return;
+  // keys typed into a field are the field's (a checkbox or a radio button takes none)
+  const field = event.target.closest?.("input, select, textarea");
+  if (field && !(field.type === "checkbox" || field.type === "radio")) return;
+  if (field && event.key === " ") return; // (the space ticks the box)
   if (event.altKey) return;
   const key = event.key.toLowerCase();
   const ctrl = event.ctrlKey || event.metaKey;
