@@ -136,6 +136,22 @@ class Slots:
             self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, 0.0, now, now + span)
             return 0.0
 
+    def unwindow(self, kind: str, key: Hashable, most: int, span: float, now: float) -> None:
+        """Take back `key`'s latest take of `window` (a try that was never judged): its
+        slot is left as one `span` old, free for the next take."""
+        with self._locked():
+            latest: tuple[int, int, float] | None = None
+            for i in range(most):
+                fp = self.fingerprint(kind, f"{key}\0{i}")
+                slot, found = self._find(fp, now)
+                if found is not None and found[1] > now - span and (
+                    latest is None or found[1] > latest[2]
+                ):
+                    latest = fp, slot, found[1]
+            if latest is not None:
+                fp, slot, _ = latest
+                self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, 0.0, now - span, now)
+
     def _find(self, fp: int, now: float) -> tuple[int, tuple[float, float] | None]:
         """The slot of `fp` with its (tokens, as of), or a free slot and None."""
         unpack, size, mask = self.SLOT.unpack_from, self.SLOT.size, self.slots - 1
@@ -234,6 +250,11 @@ class MinuteWindows(TokenBuckets):
     def take(self, key: Hashable, cost: float = 1.0) -> float:
         """One take (`cost` is always one): 0.0, else the seconds until there may be."""
         return self.slots.window(self.kind, key, int(self.capacity), 60.0, self.clock())
+
+    def give_back(self, key: Hashable) -> None:
+        """Take back `key`'s latest take: a try that was never judged (the database could
+        not be reached) does not count."""
+        self.slots.unwindow(self.kind, key, int(self.capacity), 60.0, self.clock())
 
 
 def _retry_after(seconds: float) -> int:

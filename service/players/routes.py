@@ -12,7 +12,7 @@ from service.base.ratelimit import charge
 from service.base.requests import parse_body, path_id, read_nothing
 from service.base.responses import json_response, secret_response, tagged_response
 from service.boards import records as leaderboards
-from service.database.connections import BUDGET
+from service.database.connections import BUDGET, DatabaseUnavailable
 from service.games.export import lines as export_lines
 from service.players import accounts as players
 from service.players import friends, link_codes, stats, tries
@@ -120,11 +120,16 @@ async def link_device(request: web.Request) -> web.Response:
     memory, then in the database, for all instances together (players/tries.py)."""
     guesses = request.app.get(LINK_GUESSES_KEY)  # (none with RATE_LIMITS=off)
     address = request.remote or "-"
-    if guesses is not None:  # this instance's count, then every instance's
-        charge(guesses, address, "link-code tries from your address")
-        await tries.take(request.app[BACKEND_KEY], address, int(guesses.capacity))
-    body = await parse_body(request, LinkDevice)
-    answer = await link_codes.redeem_link_code(
-        request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device
-    )
+    try:
+        if guesses is not None:  # this instance's count, then every instance's
+            charge(guesses, address, "link-code tries from your address")
+            await tries.take(request.app[BACKEND_KEY], address, int(guesses.capacity))
+        body = await parse_body(request, LinkDevice)
+        answer = await link_codes.redeem_link_code(
+            request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device
+        )
+    except DatabaseUnavailable:  # (a 503) the try was never judged: it does not count
+        if guesses is not None:
+            guesses.give_back(address)
+        raise
     return secret_response(answer, 201)

@@ -370,3 +370,28 @@ async def test_a_hung_database_answers_transactions_within_db_timeout(
             assert r.status == 204
     finally:
         await server.close()
+
+
+async def test_link_code_tries_the_database_never_judged_do_not_count(
+    own_postgres: EmbeddedPostgres,
+) -> None:
+    """Tries answered 503 while the database is gone are not counted: back, the address
+    has its ten tries of the minute (a phone retrying through an outage is not locked out)."""
+    url = await migrated_database(own_postgres, "link_tries")
+    server = TestServer(create_app(make_settings(url, rate_limits="on", db_timeout=1.0)))
+    await server.start_server()
+    base, body = str(server.make_url("/v1/tokens")), {"code": "AAAA-BBBB", "device": "x"}
+    try:
+        async with aiohttp.ClientSession() as session:
+            await asyncio.to_thread(own_postgres.stop, "immediate")
+            for _ in range(10):
+                async with session.post(base, json=body) as r:
+                    assert r.status == 503
+            await asyncio.to_thread(own_postgres.restart)
+            statuses = []
+            for _ in range(11):
+                async with session.post(base, json=body) as r:
+                    statuses.append(r.status)
+            assert statuses == [422] * 10 + [429], statuses
+    finally:
+        await server.close()
