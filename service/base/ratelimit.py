@@ -122,16 +122,9 @@ class Slots:
         window. Each take is kept in a slot of its own, (key, i) for i < most, for `span`
         seconds: meant for a small `most` (link-code tries)."""
         with self._locked():
-            oldest, free = math.inf, None
-            for i in range(most):
-                fp = self.fingerprint(kind, f"{key}\0{i}")
-                slot, found = self._find(fp, now)
-                if found is not None and found[1] > now - span:
-                    oldest = min(oldest, found[1])
-                elif free is None:
-                    free = fp, slot
+            takes, free = self._takes(kind, key, most, span, now)
             if free is None:
-                return max(oldest + span - now, 1e-3)
+                return max(min(at for _, _, at in takes) + span - now, 1e-3)
             fp, slot = free
             self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, 0.0, now, now + span)
             return 0.0
@@ -140,17 +133,26 @@ class Slots:
         """Take back `key`'s latest take of `window` (a try that was never judged): its
         slot is left as one `span` old, free for the next take."""
         with self._locked():
-            latest: tuple[int, int, float] | None = None
-            for i in range(most):
-                fp = self.fingerprint(kind, f"{key}\0{i}")
-                slot, found = self._find(fp, now)
-                if found is not None and found[1] > now - span and (
-                    latest is None or found[1] > latest[2]
-                ):
-                    latest = fp, slot, found[1]
-            if latest is not None:
-                fp, slot, _ = latest
+            takes, _ = self._takes(kind, key, most, span, now)
+            if takes:
+                fp, slot, _ = max(takes, key=lambda take: take[2])
                 self.SLOT.pack_into(self.buffer, slot * self.SLOT.size, fp, 0.0, now - span, now)
+
+    def _takes(
+        self, kind: str, key: Hashable, most: int, span: float, now: float
+    ) -> tuple[list[tuple[int, int, float]], tuple[int, int] | None]:
+        """`key`'s takes of `window` in the last `span` seconds, each (fingerprint, slot,
+        when), and the first of its `most` slots that is free, or None (the lock held)."""
+        takes: list[tuple[int, int, float]] = []
+        free: tuple[int, int] | None = None
+        for i in range(most):
+            fp = self.fingerprint(kind, f"{key}\0{i}")
+            slot, found = self._find(fp, now)
+            if found is not None and found[1] > now - span:
+                takes.append((fp, slot, found[1]))
+            elif free is None:
+                free = fp, slot
+        return takes, free
 
     def _find(self, fp: int, now: float) -> tuple[int, tuple[float, float] | None]:
         """The slot of `fp` with its (tokens, as of), or a free slot and None."""

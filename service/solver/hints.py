@@ -46,7 +46,7 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
         return hint_view(game, WINNABLE, (), "none")
     if next(iter(game.position.legal_moves), None) is None:  # blocked: nothing to search
         return hint_view(game, UNWINNABLE, None, "none")
-    if opening(game) and table(game.variant).solvable(game.deal) is False:
+    if opening_known(game) is False:
         return hint_view(game, UNWINNABLE, None, "table")  # an exhaustive search proved it
     recorded = line_from_record(game)
     if recorded is not None:
@@ -82,11 +82,17 @@ def opening(game: Game) -> bool:
     return game.moves == 0
 
 
+def opening_known(game: Game) -> bool | None:
+    """At the deal's opening, whether the tables say it can be won (None: not known, or
+    not the opening)."""
+    return table(game.variant).solvable(game.deal) if opening(game) else None
+
+
 def known_winnable(game: Game) -> bool:
     """Whether the game's position is known to be winnable: the opening of a deal the
     tables say is solvable. Asked again, a hint there searches deeper than elsewhere
     (Solver._deeper) rather than stay "unknown"."""
-    return opening(game) and table(game.variant).solvable(game.deal) is True
+    return opening_known(game) is True
 
 
 def public_hint(body: dict[str, Any]) -> dict[str, Any]:
