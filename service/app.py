@@ -25,6 +25,7 @@ from service.base.backend import Backend, GameCache, Lru
 from service.base.keys import (
     BACKEND_KEY,
     DSN_KEY,
+    HEALTH_KEY,
     LIMITS_KEY,
     LINK_GUESSES_KEY,
     METRICS_KEY,
@@ -38,8 +39,15 @@ from service.base.ratelimit import MinuteWindows, RateLimiter, Slots
 from service.base.responses import answer_headers, name_the_server
 from service.base.settings import Settings
 from service.boards import routes as leaderboards
-from service.database.connections import BUDGET, Budget, StoreError, create_pool
+from service.database.connections import (
+    BUDGET,
+    Budget,
+    StoreError,
+    connect_options,
+    create_pool,
+)
 from service.database.embedded import asyncpg_dsn, resolve_database_url
+from service.database.health import HealthProbe
 from service.database.store import EventStore
 from service.games import positions
 from service.games import routes as games
@@ -189,7 +197,11 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
             max_game_events=settings.max_game_events,
             cursor_key=hmac.new(app[LINK_KEY], b"board cursors", hashlib.sha256).digest(),
         )
+        app[HEALTH_KEY] = health = HealthProbe(
+            url, min(settings.db_timeout, 2.0), connect_options(settings.pooled)
+        )
         yield
+        await health.close()
         await pool.close()
 
     return ctx

@@ -13,7 +13,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from service.base.errors import Forbidden
-from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
+from service.base.keys import BACKEND_KEY, HEALTH_KEY, METRICS_KEY, SETTINGS_KEY
 from service.base.responses import json_response
 from service.base.settings import ROOT
 from service.database.connections import DatabaseUnavailable
@@ -23,7 +23,7 @@ OPENAPI = ROOT / "openapi.yaml"
 
 async def healthz(request: web.Request) -> web.Response:
     try:
-        await request.app[BACKEND_KEY].store.ping()
+        await request.app[HEALTH_KEY].ping()
     except DatabaseUnavailable:
         return web.Response(
             status=503,
@@ -67,7 +67,10 @@ async def metrics(request: web.Request) -> web.Response:
             " Authorization: Bearer <METRICS_TOKEN>"
         )
     m = request.app[METRICS_KEY]
-    m.cached_games.set(len(request.app[BACKEND_KEY].games))
+    backend = request.app[BACKEND_KEY]
+    m.cached_games.set(len(backend.games))
+    m.db_connections.labels("open").set(backend.store.pool.get_size())
+    m.db_connections.labels("idle").set(backend.store.pool.get_idle_size())
     response = web.Response(body=m.render())
     response.headers["Content-Type"] = CONTENT_TYPE_LATEST
     return response

@@ -86,6 +86,11 @@ class Metrics:
             "solitaire_cached_games", "Games whose position is kept in memory",
             registry=self.registry,
         )
+        self.db_connections = Gauge(
+            "solitaire_db_pool_connections",
+            "Connections of the database pool (at most POOL_MAX): open, and idle among them",
+            ["state"], registry=self.registry,
+        )
         self.subscribers = Gauge(
             "solitaire_stream_subscribers", "Open live-event WebSockets", registry=self.registry,
         )

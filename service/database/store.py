@@ -377,10 +377,6 @@ class EventStore:
             )
         return at
 
-    async def ping(self) -> None:
-        async with self.connection() as conn:
-            await conn.fetchval("SELECT 1", timeout=min(self.timeout, 2.0))
-
     async def purge_keys(self, older_than: datetime) -> int:
         async with self.connection() as conn:
             status: str = await conn.execute(
