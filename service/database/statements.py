@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
+import orjson
+
 # The channel of the lines by which the instances sharing the database tell each other of
 # their commits (service/live/hub.py) and of the tokens signed out (players/accounts.py).
 CHANNEL: Final = "game_events"
@@ -49,6 +51,19 @@ class StoredEvent:
     type: str
     data: dict[str, Any]
     at: datetime
+
+
+def answer_text(body: dict[str, Any]) -> str:
+    """A write's answer as the idempotency record keeps it: its JSON text, sent as a JSON
+    string, which jsonb keeps as it is (an object's keys it would put in an order of its
+    own, and a retry's answer would not be the first one byte for byte)."""
+    return orjson.dumps(body).decode()
+
+
+def stored_answer(value: str | dict[str, Any]) -> dict[str, Any]:
+    """The answer an idempotency record keeps (an object, in records written before it
+    kept the text)."""
+    return orjson.loads(value) if isinstance(value, str) else value
 
 
 @dataclass(frozen=True, slots=True)

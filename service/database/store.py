@@ -38,7 +38,9 @@ from service.database.statements import (
     Recorded,
     Replayed,
     StoredEvent,
+    answer_text,
     payloads,
+    stored_answer,
 )
 
 log = logging.getLogger(__name__)
@@ -205,8 +207,8 @@ class EventStore:
         """
         args = (
             game_id, first_seq, list(events), player_id, variant, deal, autoplay, status, moves,
-            undos, hints, foundation_cards, finish, key, request_hash, http_status, response,
-            assisted,
+            undos, hints, foundation_cards, finish, key, request_hash, http_status,
+            None if response is None else answer_text(response), assisted,
         )  # fmt: skip
         if alone or (self._busy_lanes < self.write_lanes and not self._waiting):
             self._busy_lanes += 1
@@ -335,9 +337,8 @@ class EventStore:
         if row["current_version"] is not None:
             raise VersionConflict(f"the game's log is at seq {row['current_version']}")
         if row["replayed"]:
-            replayed = Replayed(
-                row["request_hash"], row["http_status"], row["response"], row["at"]
-            )
+            found = stored_answer(row["response"])
+            replayed = Replayed(row["request_hash"], row["http_status"], found, row["at"])
             return Recorded(replayed, row["at"], None, None, None)
         if row["race_ends_at"] is not None:
             return Recorded(None, row["at"], None, None, None, row["race_ends_at"])
@@ -355,7 +356,8 @@ class EventStore:
             )
         if row is None:
             return None
-        return Replayed(row["request_hash"], row["status"], row["response"], row["created_at"])
+        found = stored_answer(row["response"])
+        return Replayed(row["request_hash"], row["status"], found, row["created_at"])
 
     async def read_events(
         self, game_id: uuid.UUID, after: int = 0, limit: int | None = None

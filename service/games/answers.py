@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from engine import Event
 from service.base.backend import Backend
-from service.base.errors import Unprocessable
+from service.base.errors import Forbidden, NotFound, Unprocessable
 from service.base.requests import Idempotency
 from service.database.store import Replayed
 from service.games.live import LiveGame
@@ -95,14 +95,15 @@ def replayed(found: Replayed, idem: Idempotency) -> Answer:
 
 
 async def answered_before(
-    backend: Backend, player: Player, idem: Idempotency | None
+    backend: Backend, player: Player, idem: Idempotency | None, refusal: Exception
 ) -> Answer | None:
     """The first answer to a request refused now (by the write path, or before it by a
     hint's checks and search), when it is a retry (same Idempotency-Key) that meets a game
     moved on or over since: that answer stands (422 when the key came with another
     request). Asked only when a request is refused, so the ordinary write stays one round
-    trip."""
-    if idem is None:
+    trip; not for a game that is not there or not the player's, which no write of theirs
+    with the key can have changed: that refusal stands (404, 403)."""
+    if idem is None or isinstance(refusal, NotFound | Forbidden):
         return None
     found = await backend.store.find_key(player.id, idem.key)
     return None if found is None else replayed(found, idem)

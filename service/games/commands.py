@@ -184,8 +184,8 @@ async def give_hint(
     for attempt in range(HINT_ATTEMPTS):
         try:
             version, extra, action = await searched(attempt == 0)
-        except (EngineError, ServiceError):
-            if (answer := await answers.answered_before(backend, player, idem)) is not None:
+        except (EngineError, ServiceError) as exc:
+            if (answer := await answers.answered_before(backend, player, idem, exc)) is not None:
                 return answer
             raise
         try:

@@ -80,7 +80,7 @@ async def write(
         )
     except (EngineError, ServiceError) as exc:
         # a retry (same Idempotency-Key) meets a game moved on since: its first answer
-        if (first := await answers.answered_before(backend, player, idem)) is not None:
+        if (first := await answers.answered_before(backend, player, idem, exc)) is not None:
             return first
         race_id = None if live is None else live.race_id
         if isinstance(exc, GameFinished) and race_id is not None:

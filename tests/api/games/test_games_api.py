@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import uuid
 
 from aiohttp.test_utils import TestClient
 
@@ -105,6 +106,18 @@ async def test_auth_and_ownership(client: TestClient) -> None:
     assert r.status == 401
     assert (await client.post(url, json={"from": "t1", "to": "c"}, headers=auth(bob))).status == 403
     assert (await client.get(f"/v1/games/{game['id']}")).status == 200  # reads are public
+    # a key bob used on his own game changes nothing of that: someone else's game is 403,
+    # no game 404 (no write of his with that key can have been there)
+    own = await new_game(client, bob, deal=1)
+    keyed = {**auth(bob), "Idempotency-Key": "bob-1"}
+    r = await client.post(f"/v1/games/{own['id']}/moves", json={"from": "t1", "to": "c"},
+                          headers=keyed)  # fmt: skip
+    assert r.status == 201
+    for path, status in ((url, 403), (f"/v1/games/{uuid.uuid4()}/moves", 404),
+                         (f"/v1/games/{game['id']}/abandon", 403)):  # fmt: skip
+        body = {} if path.endswith("abandon") else {"from": "t1", "to": "c"}
+        r = await client.post(path, json=body, headers=keyed)
+        assert r.status == status, (path, await r.text())
 
 
 async def test_expected_version_conflict(client: TestClient) -> None:
@@ -131,7 +144,7 @@ async def test_idempotency_key(client: TestClient) -> None:
     assert first.status == 201
     again = await client.post(url, json={"from": "t1", "to": "c"}, headers=h)
     assert again.status == 201
-    assert await again.json() == await first.json()
+    assert await again.read() == await first.read()  # byte for byte
     # the first answer given again says so; the first one did not
     assert again.headers["Idempotent-Replayed"] == "true"
     assert "Idempotent-Replayed" not in first.headers
@@ -143,7 +156,7 @@ async def test_idempotency_key(client: TestClient) -> None:
     moved = await client.post(url, json={"from": "t2", "to": "c"}, headers=auth(ada))
     assert moved.status == 201
     late = await client.post(url, json={"from": "t1", "to": "c"}, headers=h)
-    assert late.status == 201 and await late.json() == await first.json()
+    assert late.status == 201 and await late.read() == await first.read()
     r = await client.get(f"/v1/games/{game['id']}/events")
     assert len((await r.json())["events"]) == 3
 
