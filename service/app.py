@@ -123,6 +123,7 @@ def setup_routes(app: web.Application) -> None:
 
 
 Middleware = Callable[[web.Request, Any], Awaitable[web.StreamResponse]]
+CANCELLED = 499  # the access log's and the metrics' status of a request cancelled unanswered
 
 
 def observer(settings: Settings, metrics: Metrics) -> Middleware:
@@ -155,6 +156,12 @@ def observer(settings: Settings, metrics: Metrics) -> Middleware:
             return response  # type: ignore[no-any-return]
         except web.HTTPException as exc:
             status = exc.status
+            raise
+        except asyncio.CancelledError:
+            # no answer, and no error of the service's: the client went away (a handler
+            # is cancelled with its connection, a WebSocket's included) or the service
+            # stops; counted and logged as 499, nginx's "client closed request"
+            status = CANCELLED
             raise
         finally:
             if budget is not None:

@@ -56,12 +56,12 @@ class Feeds:
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
-        feed = self._feeds.get(sub.game_id)
+        feed = self._feeds.get(sub.log_id)
         if feed is None:
             return
         feed.subscribers.discard(sub)
         if not feed.subscribers:
-            del self._feeds[sub.game_id]
+            del self._feeds[sub.log_id]
             if feed.task is not None:
                 feed.task.cancel()
 

@@ -8,47 +8,24 @@ message and close code 4000 when its client fell behind, 1001 when this instance
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
-import socket
 from collections.abc import Awaitable, Callable
 
-import orjson
 from aiohttp import web
 
 from service.base.errors import BadRequest, NotFound
-from service.base.keys import BACKEND_KEY, LIMITS_KEY, METRICS_KEY, SETTINGS_KEY
+from service.base.keys import BACKEND_KEY, LIMITS_KEY
 from service.base.requests import MAX_SEQ, game_id, int_query
 from service.database.store import EventStore, StoredEvent
+from service.live import sockets
 from service.live.hub import HUB_KEY, STREAMS_KEY
 from service.live.subscriptions import GOING_AWAY, Item, Subscription, event_message
-
-log = logging.getLogger("service.stream")
-
-# how long a client gets to take its last message and the close frame
-FAREWELL_SECONDS = 2.0
-# small socket buffers: a stuck client shows up as an overflowing queue (ws_queue events)
-# instead of as megabytes parked in the transport
-WRITE_BUFFER = 16 * 1024
-INTERNAL_ERROR = 1011
 
 
 async def stream(request: web.Request) -> web.StreamResponse:
     gid = game_id(request)
     after = int_query(request, "after", 0, 0, MAX_SEQ)
     assert after is not None
-    ws = web.WebSocketResponse(
-        heartbeat=request.app[SETTINGS_KEY].ws_heartbeat,
-        compress=False,  # messages of ~200 bytes; deflate per socket would cost more than it saves
-        max_msg_size=4096,
-        writer_limit=WRITE_BUFFER,
-    )
-    if not ws.can_prepare(request).ok:
-        raise BadRequest(
-            "this is a WebSocket endpoint: connect with 'Upgrade: websocket'"
-            f" (GET /v1/games/{gid}/events gives the stored events as JSON)"
-        )
+    ws = sockets.websocket(request, f"GET /v1/games/{gid}/events gives the stored events as JSON")
     hub = request.app[HUB_KEY]
     store = request.app[BACKEND_KEY].store
     streams = request.app[STREAMS_KEY]
@@ -71,70 +48,24 @@ async def stream(request: web.Request) -> web.StreamResponse:
         # past the address's rate is a 429 (before the upgrade), the next ones wait for it
         if limiter is not None:
             limiter.read_events(address, len(backlog))
-        await ws.prepare(request)
-        _small_buffers(request)
+        await sockets.prepare(request, ws)
         sub.direct = _direct_writer(request, ws)
 
         async def pace(events: int) -> None:
             if limiter is not None:
                 await limiter.pace_events(address, events)
 
-        await _serve(request, ws, sub, store, backlog, pace)
+        send = _send(ws, sub, store, backlog, pace)
+        await sockets.serve(request, ws, sub, send, f"game {gid}")
     finally:
         hub.unsubscribe(sub)
         streams.pop(ws, None)
     return ws
 
 
-async def _serve(
-    request: web.Request,
-    ws: web.WebSocketResponse,
-    sub: Subscription,
-    store: EventStore,
-    backlog: list[StoredEvent],
-    pace: Callable[[int], Awaitable[None]],
-) -> None:
-    """Send until the client leaves or the subscription ends (then say goodbye)."""
-    gauge = request.app[METRICS_KEY].subscribers
-    gauge.inc()
-    sending = asyncio.create_task(_send(ws, sub, store, backlog, pace))
-    reading = asyncio.create_task(_read_until_closed(ws))
-    ending = asyncio.create_task(sub.ended.wait())
-    tasks = (sending, reading, ending)
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        if not reading.done():
-            sending.cancel()
-            await asyncio.wait((sending,))
-            if sub.ended.is_set():
-                await _farewell(request, ws, sub.last, sub.end_code, sub.end_detail)
-            elif not sending.cancelled() and (exc := sending.exception()) is not None:
-                log.warning("stream of game %s stopped: %r", sub.game_id, exc)
-                await _farewell(request, ws, sub.last, INTERNAL_ERROR, "the stream broke off")
-    finally:
-        gauge.dec()
-        for t in tasks:
-            t.cancel()
-        await asyncio.wait(tasks)
-
-
 # a new stream's stored events are read and sent this many at a time, so that a long log
 # costs memory in proportion to a page, not to the log
 BACKLOG_PAGE = 1000
-
-
-def _small_buffers(request: web.Request) -> None:
-    """Cap what a stream socket parks in the transport and in the kernel: with thousands
-    of subscribers, a stuck client costs its queue (ws_queue events) and 2 x 16 KiB, and
-    it is noticed by its queue overflowing instead of after megabytes of backlog."""
-    transport = request.transport
-    if transport is None:
-        return
-    transport.set_write_buffer_limits(high=WRITE_BUFFER)
-    sock = transport.get_extra_info("socket")
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WRITE_BUFFER)
 
 
 def _direct_writer(request: web.Request, ws: web.WebSocketResponse) -> Callable[[bytes], bool]:
@@ -146,7 +77,7 @@ def _direct_writer(request: web.Request, ws: web.WebSocketResponse) -> Callable[
     def write(data: bytes) -> bool:
         transport = request.transport
         if (ws.closed or transport is None or transport.is_closing()
-                or transport.get_write_buffer_size() > WRITE_BUFFER):  # fmt: skip
+                or transport.get_write_buffer_size() > sockets.WRITE_BUFFER):  # fmt: skip
             return False
         transport.write(data)
         return True
@@ -163,9 +94,9 @@ async def _send(
     page = backlog
     while True:
         await _send_items(ws, sub, [event_message(e) for e in page])
-        if len(page) < BACKLOG_PAGE:
+        if len(page) < BACKLOG_PAGE or sub.ended.is_set():
             break
-        page = await store.read_events(sub.game_id, sub.last, BACKLOG_PAGE)
+        page = await store.read_events(sub.log_id, sub.last, BACKLOG_PAGE)
         await pace(len(page))
     while batch := await sub.take():
         fresh = [item for item in batch if item[0] > sub.last]
@@ -174,7 +105,7 @@ async def _send(
         if fresh[0][0] > sub.last + 1:
             # not expected (the feed reads from where its subscribers are), but a gap must
             # never reach a client: fill it from the log
-            missing = await store.read_events(sub.game_id, sub.last, fresh[0][0] - sub.last - 1)
+            missing = await store.read_events(sub.log_id, sub.last, fresh[0][0] - sub.last - 1)
             await _send_items(ws, sub, [event_message(e) for e in missing])
         await _send_items(ws, sub, fresh)
 
@@ -186,29 +117,6 @@ async def _send_items(ws: web.WebSocketResponse, sub: Subscription, items: list[
             # may then wait for the buffer to drain): from here on, the client has it
             sub.last = seq
             await ws.send_str(text)
-
-
-async def _read_until_closed(ws: web.WebSocketResponse) -> None:
-    # clients have nothing to say here; reading lets their pongs and their close frame in
-    async for _message in ws:
-        pass
-
-
-async def _farewell(
-    request: web.Request, ws: web.WebSocketResponse, after: int, code: int, detail: str
-) -> None:
-    """Tell the client where to resume, then close; cut the connection if it does not
-    take that within FAREWELL_SECONDS."""
-    text = f"{detail}; reconnect with ?after={after}"
-    message = {"type": "reconnect", "after": after, "detail": text}
-    try:
-        async with asyncio.timeout(FAREWELL_SECONDS):
-            await ws.send_str(orjson.dumps(message).decode())
-            await ws.close(code=code, message=text.encode()[:123])
-    except (TimeoutError, ConnectionError, RuntimeError) as exc:
-        log.info("stream: cutting a connection that did not take its farewell (%r)", exc)
-        if request.transport is not None:
-            request.transport.abort()
 
 
 async def close_streams(app: web.Application) -> None:

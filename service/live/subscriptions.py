@@ -43,10 +43,11 @@ def text_frame(text: str) -> bytes:
 
 
 class Subscription:
-    """One subscriber of one game: its bounded queue and how far it got."""
+    """One subscriber of one game's log (or one race's): its bounded queue and how far it
+    got."""
 
-    def __init__(self, game_id: uuid.UUID, after: int, limit: int) -> None:
-        self.game_id = game_id
+    def __init__(self, log_id: uuid.UUID, after: int, limit: int) -> None:
+        self.log_id = log_id  # the game's (or the race's: service/races/feeds.py)
         # the seq of the last event handed to the client (its `after` until then)
         self.last = after
         self.limit = max(1, limit)

@@ -20,7 +20,7 @@ import uuid
 
 from service.base.backend import Backend
 from service.database.connections import StoreError
-from service.live.subscriptions import event_message
+from service.live.subscriptions import Subscription, event_message
 from service.races import service as races
 
 log = logging.getLogger("service.races")
@@ -28,19 +28,11 @@ log = logging.getLogger("service.races")
 PAGE = 1000  # events read at once
 
 
-class Watcher:
-    """One socket of a race's stream: the last seq it was sent, and what the feed brings."""
-
-    def __init__(self, last: int) -> None:
-        self.last = last
-        self.inbox: asyncio.Queue[list[tuple[int, str]]] = asyncio.Queue()
-
-
 class RaceFeed:
     """One reader of a race's log for every socket of the race on this instance."""
 
     def __init__(self) -> None:
-        self.watchers: set[Watcher] = set()
+        self.watchers: set[Subscription] = set()
         self.wake = asyncio.Event()
         # the seq up to which this feed has read the log; None until its first read
         self.cursor: int | None = None
@@ -54,25 +46,28 @@ class RaceFeed:
         return any(version > w.last for w in self.watchers)
 
 
-def watch(backend: Backend, race_id: uuid.UUID, last: int) -> tuple[RaceFeed, Watcher]:
-    """A new socket of the race's stream, sent everything up to ``last``: the race's feed
-    here (started for its first socket) and the socket's place in it."""
+def watch(backend: Backend, race_id: uuid.UUID, last: int, limit: int) -> Subscription:
+    """A new socket of the race's stream, sent everything up to ``last``: its place in the
+    race's feed here (started for its first socket), a queue of at most ``limit`` events
+    (WS_QUEUE), past which it ends (its client fell behind), as a game's stream does."""
     feed = backend.race_feeds.get(race_id)
     if feed is None:
         feed = backend.race_feeds[race_id] = RaceFeed()
-    me = Watcher(last)
+    me = Subscription(race_id, last, limit)
     feed.watchers.add(me)
     if feed.task is None or feed.task.done():
         feed.task = asyncio.create_task(_serve(backend, race_id, feed), name=f"race-feed-{race_id}")
-    return feed, me
+    return me
 
 
-def unwatch(backend: Backend, race_id: uuid.UUID, feed: RaceFeed, me: Watcher) -> None:
+def unwatch(backend: Backend, race_id: uuid.UUID, me: Subscription) -> None:
     """The socket is gone; with the race's last socket here, its feed."""
+    feed: RaceFeed | None = backend.race_feeds.get(race_id)
+    if feed is None:
+        return
     feed.watchers.discard(me)
     if not feed.watchers:
-        if backend.race_feeds.get(race_id) is feed:
-            del backend.race_feeds[race_id]
+        del backend.race_feeds[race_id]
         if feed.task is not None:
             feed.task.cancel()
 
@@ -96,8 +91,8 @@ async def _serve(backend: Backend, race_id: uuid.UUID, feed: RaceFeed) -> None:
         if events:
             feed.cursor = events[-1].seq
             batch = [event_message(e) for e in events]
-            for w in feed.watchers:
-                w.inbox.put_nowait(batch)
+            for w in list(feed.watchers):
+                w.offer(batch)  # (one whose queue overflows ends: its handler says so)
         elif feed.cursor is None:
             feed.cursor = after
 

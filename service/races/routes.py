@@ -17,15 +17,16 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 
-import orjson
 from aiohttp import web
 
+from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
 from service.base.requests import MAX_SEQ, int_query, parse_body, path_id, read_nothing
 from service.base.responses import json_response, tagged_response
 from service.database.connections import StoreError
-from service.live.subscriptions import GOING_AWAY, event_message
+from service.live import sockets
+from service.live.subscriptions import GOING_AWAY, Item, Subscription, event_message
 from service.players.auth import caller
 from service.races import feeds
 from service.races import service as races
@@ -33,9 +34,8 @@ from service.races.schemas import NewRace
 
 log = logging.getLogger("service.races")
 
-# the open race sockets of this instance, each with the seq of the last event it was sent
-RACE_STREAMS_KEY = web.AppKey("race_streams", dict[web.WebSocketResponse, int])
-INTERNAL_ERROR = 1011
+# the open race sockets of this instance, each with its subscription to the race's feed
+RACE_STREAMS_KEY = web.AppKey("race_streams", dict[web.WebSocketResponse, Subscription])
 
 
 def race_id(request: web.Request) -> uuid.UUID:
@@ -79,76 +79,49 @@ async def stream(request: web.Request) -> web.StreamResponse:
     rid = race_id(request)
     after = int_query(request, "after", 0, 0, MAX_SEQ)
     assert after is not None
-    settings = request.app[SETTINGS_KEY]
-    ws = web.WebSocketResponse(heartbeat=settings.ws_heartbeat, compress=False, max_msg_size=4096)
-    if not ws.can_prepare(request).ok:
-        raise BadRequest(
-            "this is a WebSocket endpoint: connect with 'Upgrade: websocket'"
-            f" (GET /v1/races/{rid} gives the race as JSON)"
-        )
+    ws = sockets.websocket(request, f"GET /v1/races/{rid} gives the race as JSON")
     backend = request.app[BACKEND_KEY]
     race = await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade
     if after > race["version"]:  # a client ahead of the log would wait for events it has
         raise BadRequest(f"after={after} is past the race's last event, {race['version']}:"
                          f" ask with ?after={race['version']} or less")
-    await ws.prepare(request)
-    sockets = request.app[RACE_STREAMS_KEY]
-    sockets[ws] = after
-    reading = asyncio.create_task(_read_until_closed(ws))
-    feed, me = feeds.watch(backend, rid, after)
-    taking: asyncio.Task[list[tuple[int, str]]] | None = None
+    await sockets.prepare(request, ws)
+    me = feeds.watch(backend, rid, after, request.app[SETTINGS_KEY].ws_queue)
+    streams = request.app[RACE_STREAMS_KEY]
+    streams[ws] = me  # from here on, a shutdown ends this stream too
     try:
-        while True:  # the backlog, read by this socket itself
-            page = await races.read_events(backend, rid, me.last, feeds.PAGE)
-            for event in page:
-                _seq, text = event_message(event)
-                await ws.send_str(text)
-                me.last = sockets[ws] = event.seq
-            if len(page) < feeds.PAGE:
-                break
-        while not reading.done() and not ws.closed:
-            taking = asyncio.create_task(me.inbox.get())
-            await asyncio.wait((reading, taking), return_when=asyncio.FIRST_COMPLETED)
-            if not taking.done():
-                break
-            for seq, text in taking.result():
-                if seq > me.last:
-                    await ws.send_str(text)
-                    me.last = sockets[ws] = seq
-    except StoreError as exc:
-        log.warning("stream of race %s stopped: %r", rid, exc)
-        await _farewell(ws, me.last, INTERNAL_ERROR, "the stream broke off")
-    except ConnectionError:
-        pass
+        await sockets.serve(request, ws, me, _send(ws, backend, rid, me), f"race {rid}")
     finally:
-        sockets.pop(ws, None)
-        feeds.unwatch(backend, rid, feed, me)
-        if taking is not None:
-            taking.cancel()
-        reading.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await reading
+        streams.pop(ws, None)
+        feeds.unwatch(backend, rid, me)
     return ws
 
 
-async def _read_until_closed(ws: web.WebSocketResponse) -> None:
-    # clients have nothing to say here; reading lets their pongs and their close frame in
-    async for _message in ws:
-        pass
+async def _send(
+    ws: web.WebSocketResponse, backend: Backend, rid: uuid.UUID, me: Subscription
+) -> None:
+    """The race's stored events, read by this socket itself a page at a time, then what its
+    feed brings, without what was sent; until the subscription ends."""
+    while True:
+        page = await races.read_events(backend, rid, me.last, feeds.PAGE)
+        await _send_items(ws, me, [event_message(event) for event in page])
+        if len(page) < feeds.PAGE or me.ended.is_set():
+            break
+    while batch := await me.take():
+        await _send_items(ws, me, batch)
 
 
-async def _farewell(ws: web.WebSocketResponse, after: int, code: int, detail: str) -> None:
-    text = f"{detail}; reconnect with ?after={after}"
-    with contextlib.suppress(ConnectionError, RuntimeError):
-        message = {"type": "reconnect", "after": after, "detail": text}
-        await ws.send_str(orjson.dumps(message).decode())
-        await ws.close(code=code, message=text.encode()[:123])
+async def _send_items(ws: web.WebSocketResponse, me: Subscription, items: list[Item]) -> None:
+    for seq, text in items:
+        if seq > me.last:
+            me.last = seq  # (in the transport before send_str's first await)
+            await ws.send_str(text)
 
 
 async def close_streams(app: web.Application) -> None:
     """on_shutdown: every open race stream says where to resume, then closes (1001)."""
-    for ws, last in list(app[RACE_STREAMS_KEY].items()):
-        await _farewell(ws, last, GOING_AWAY, "this server is shutting down")
+    for me in list(app[RACE_STREAMS_KEY].values()):
+        me.end(GOING_AWAY, "this server is shutting down")
 
 
 async def race_clock_ctx(app: web.Application) -> AsyncIterator[None]:

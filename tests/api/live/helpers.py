@@ -1,11 +1,16 @@
 """Helpers of the live-event tests, for other capabilities' tests too: service instances
-of one's own on one database, writes, a game's log, and a WebSocket's messages."""
+of one's own on one database, writes, a game's log, a WebSocket's messages, and a slow
+client on a bare socket."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import os
 import random
+import socket
+import struct
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -93,3 +98,58 @@ def subscribers(client: TestClient) -> float:
 def as_json(events: list[Json]) -> list[Json]:
     """Events as a WebSocket client decodes them (the timestamps are text)."""
     return [orjson.loads(orjson.dumps(e)) for e in events]
+
+
+class RawSubscriber:
+    """A WebSocket client on a bare socket with a tiny receive buffer, which reads only
+    when told to: the slow or dead client."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, server: TestServer, path: str) -> RawSubscriber:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, (server.host, server.port))
+        reader, writer = await asyncio.open_connection(sock=sock, limit=1024)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {server.host}:{server.port}\r\n"
+            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 101"), head
+        return cls(reader, writer)
+
+    async def frame(self) -> tuple[int, bytes]:
+        """The next frame (opcode, payload); (-1, b"") at the end of the connection."""
+        try:
+            b0, b1 = await self.reader.readexactly(2)
+            size = b1 & 0x7F
+            if size == 126:
+                (size,) = struct.unpack("!H", await self.reader.readexactly(2))
+            elif size == 127:
+                (size,) = struct.unpack("!Q", await self.reader.readexactly(8))
+            return b0 & 0x0F, await self.reader.readexactly(size)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return -1, b""
+
+    async def rest(self) -> list[tuple[int, bytes]]:
+        """The frames until the end of the connection; a close frame is answered with one
+        (masked, as a client's are), as a WebSocket client does."""
+        frames = []
+        async with asyncio.timeout(WAIT):
+            while (f := await self.frame())[0] != -1:
+                frames.append(f)
+                if f[0] == 8:
+                    mask = os.urandom(4)
+                    code = f[1][:2]
+                    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(code))
+                    self.writer.write(bytes((0x88, 0x80 | len(code))) + mask + masked)
+        return frames
+
+    def close(self) -> None:
+        self.writer.close()

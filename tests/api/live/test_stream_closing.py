@@ -5,20 +5,21 @@ which tells each subscriber where to resume and closes with 1001."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import os
-import socket
 import struct
 
 import aiohttp
 import orjson
-from aiohttp.test_utils import TestServer
+from aiohttp.test_utils import TestClient
 
+from service.base.keys import METRICS_KEY
 from service.live.hub import STREAMS_KEY
+from service.races.routes import RACE_STREAMS_KEY
 
 from ..helpers import auth, new_game, new_player
+from ..races.helpers import call, new_race, until
 from .helpers import (
     WAIT,
+    RawSubscriber,
     as_json,
     events_of,
     instances,
@@ -27,54 +28,6 @@ from .helpers import (
     subscribers,
     wait_for,
 )
-
-
-class RawSubscriber:
-    """A WebSocket client on a bare socket with a tiny receive buffer, which reads only
-    when told to: the slow or dead client."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
-
-    @classmethod
-    async def connect(cls, server: TestServer, path: str) -> RawSubscriber:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.setblocking(False)
-        await asyncio.get_running_loop().sock_connect(sock, (server.host, server.port))
-        reader, writer = await asyncio.open_connection(sock=sock, limit=1024)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            f"GET {path} HTTP/1.1\r\nHost: {server.host}:{server.port}\r\n"
-            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        head = await reader.readuntil(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 101"), head
-        return cls(reader, writer)
-
-    async def frame(self) -> tuple[int, bytes]:
-        """The next frame (opcode, payload); (-1, b"") at the end of the connection."""
-        try:
-            b0, b1 = await self.reader.readexactly(2)
-            size = b1 & 0x7F
-            if size == 126:
-                (size,) = struct.unpack("!H", await self.reader.readexactly(2))
-            elif size == 127:
-                (size,) = struct.unpack("!Q", await self.reader.readexactly(8))
-            return b0 & 0x0F, await self.reader.readexactly(size)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            return -1, b""
-
-    async def rest(self) -> list[tuple[int, bytes]]:
-        frames = []
-        async with asyncio.timeout(WAIT):
-            while (f := await self.frame())[0] != -1:
-                frames.append(f)
-        return frames
-
-    def close(self) -> None:
-        self.writer.close()
 
 
 async def test_a_slow_subscriber_is_closed_and_the_others_get_everything(db_url: str) -> None:
@@ -97,26 +50,37 @@ async def test_a_slow_subscriber_is_closed_and_the_others_get_everything(db_url:
                 assert r.status == 201, await r.text()
                 writes += 1
         assert sub.ended.is_set(), f"still subscribed after {writes} writes"
+        reading = asyncio.create_task(slow.rest())  # it reads again, at last
         await wait_for(lambda: not streams_b, "the slow subscriber's socket to close")
         assert subscribers(b) == 0
         stored = as_json(await events_of(a, gid))
         assert await receive(fast, len(stored)) == stored
         await nothing_more(fast)
         await fast.close()
-        # what the slow one got: events in order, then (if its buffer had room) the
-        # reconnect message with the last seq it was sent, then the close frame
-        frames = await slow.rest()
+        # what the slow one got, reading within FAREWELL_SECONDS: events in order, then
+        # the reconnect message with the last seq it was sent, then the close frame
+        frames = await reading
         slow.close()
         texts = [orjson.loads(p) for op, p in frames if op == 1]
         events = [t for t in texts if "seq" in t]
         assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
         assert len(events) < len(stored)
-        for t in texts[len(events):]:
-            assert t["type"] == "reconnect" and t["after"] == len(events)
-            assert f"?after={len(events)}" in t["detail"]
-        closes = [p for op, p in frames if op == 8]
-        if closes:
-            assert struct.unpack("!H", closes[0][:2])[0] == 4000
+        (farewell,) = texts[len(events):]
+        assert farewell["type"] == "reconnect" and farewell["after"] == len(events)
+        assert f"?after={len(events)}" in farewell["detail"]
+        (close,) = [p for op, p in frames if op == 8]
+        assert struct.unpack("!H", close[:2])[0] == 4000
+        # not a server error in the access log and the metrics: 101, or 499 where the
+        # handler is cancelled with its connection (aiohttp's test server cancels a
+        # handler whose connection closed, the service's server lets it finish)
+        await wait_for(lambda: bool(stream_statuses(b)), "the slow socket's access line")
+        assert stream_statuses(b) <= {101, 499}, stream_statuses(b)
+
+
+def stream_statuses(client: TestClient, route: str = "/v1/games/{game_id}/stream") -> set[int]:
+    """The statuses the instance counted for the stream's route so far."""
+    counts = client.app[METRICS_KEY].http.counts
+    return {status for (r, _method, status) in counts if r == route}
 
 
 async def test_a_dead_client_is_noticed_by_the_heartbeat(db_url: str) -> None:
@@ -152,3 +116,65 @@ async def test_shutdown_says_where_to_resume_and_closes_with_1001(db_url: str) -
             assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1001
             assert "?after=1" in msg.extra
             await closing
+
+
+async def test_a_slow_race_watcher_is_closed_and_the_others_get_everything(
+    db_url: str,
+) -> None:
+    """A race's stream is bounded as a game's is: a watcher that reads nothing while its
+    queue (WS_QUEUE) overflows is told where to resume and closed with 4000; the others get
+    every event; the gauge of open sockets counts race sockets too."""
+    async with instances(db_url, {"ws_queue": 50}) as (a,):
+        ada = await new_player(a)
+        race = await new_race(a, ada, deal=617, autoplay=False, max_players=2)
+        rid = race["id"]
+        streams = a.app[RACE_STREAMS_KEY]
+        fast = await a.ws_connect(f"/v1/races/{rid}/stream")
+        await wait_for(lambda: len(streams) == 1, "the first watcher")
+        slow = await RawSubscriber.connect(a.server, f"/v1/races/{rid}/stream")
+        await wait_for(lambda: len(streams) == 2, "the second watcher")
+        assert subscribers(a) == 2
+        sub = list(streams.values())[1]  # the slow one's
+        await until(race["starts_at"], 0.05)
+        gid = (await call(a, "GET", f"/v1/races/{rid}"))["players"][0]["game_id"]
+        await call(a, "POST", f"/v1/games/{gid}/moves", ada, {"from": "t1", "to": "c"}, 201)
+        writes = 0
+        while not sub.ended.is_set() and writes < 2000:  # a Progress in the race's log each
+            for action in ("undo", "redo"):
+                await call(a, "POST", f"/v1/games/{gid}/{action}", ada, {}, 201)
+                writes += 1
+        assert sub.ended.is_set(), f"still watching after {writes} writes"
+        reading = asyncio.create_task(slow.rest())
+        await wait_for(lambda: len(streams) == 1, "the slow watcher's socket to close")
+        assert subscribers(a) == 1
+        stored = (await call(a, "GET", f"/v1/races/{rid}/events"))["events"]
+        assert await receive(fast, len(stored)) == as_json(stored)
+        await fast.close()
+        frames = await reading
+        slow.close()
+        texts = [orjson.loads(p) for op, p in frames if op == 1]
+        events = [t for t in texts if "seq" in t]
+        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+        assert len(events) < len(stored)
+        (farewell,) = texts[len(events):]
+        assert farewell["type"] == "reconnect" and farewell["after"] == len(events)
+        (close,) = [p for op, p in frames if op == 8]
+        assert struct.unpack("!H", close[:2])[0] == 4000
+
+
+async def test_a_message_of_4_kib_is_ignored_a_longer_one_closes_with_1009(
+    db_url: str,
+) -> None:
+    """docs/stream.md: what a client sends is ignored, up to 4 KiB a message; a longer one
+    closes the socket (1009)."""
+    async with instances(db_url, {}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        ws = await a.ws_connect(f"/v1/games/{gid}/stream")
+        first = await receive(ws, 1)
+        assert first[0]["seq"] == 1
+        await ws.send_str("x" * 4096)
+        await nothing_more(ws)
+        await ws.send_str("x" * 4097)
+        msg = await ws.receive(timeout=WAIT)
+        assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1009

@@ -1,0 +1,131 @@
+"""A live stream's socket, a game's (routes.py) or a race's (service/races/routes.py):
+opened with small buffers, served until its client leaves or its subscription ends, then
+a farewell: a {"type": "reconnect", "after": n, "detail": …} message and the close code
+(4000 when the client fell behind, 1001 when this instance stops, 1011 when the stream
+broke off), or the connection cut when the client takes nothing for FAREWELL_SECONDS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Coroutine
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from service.base.errors import BadRequest
+from service.base.keys import METRICS_KEY, SETTINGS_KEY
+from service.live.subscriptions import Subscription
+
+log = logging.getLogger("service.stream")
+
+# how long a client gets to take what is being sent, its last message and the close frame
+FAREWELL_SECONDS = 2.0
+# small socket buffers: a stuck client shows up as an overflowing queue (ws_queue events)
+# instead of as megabytes parked in the transport
+WRITE_BUFFER = 16 * 1024
+INTERNAL_ERROR = 1011
+# a client's message of up to 4 KiB is read (and ignored); a longer one closes the socket
+# with 1009 (aiohttp refuses a message of max_msg_size bytes or more)
+MAX_MESSAGE = 4 * 1024 + 1
+
+
+def websocket(request: web.Request, instead: str) -> web.WebSocketResponse:
+    """The stream's socket, not prepared yet; 400 for a request that is not an upgrade
+    (`instead`: what to ask for instead)."""
+    ws = web.WebSocketResponse(
+        heartbeat=request.app[SETTINGS_KEY].ws_heartbeat,
+        compress=False,  # messages of ~200 bytes; deflate per socket would cost more than it saves
+        max_msg_size=MAX_MESSAGE,
+        writer_limit=WRITE_BUFFER,
+    )
+    if not ws.can_prepare(request).ok:
+        raise BadRequest(f"this is a WebSocket endpoint: connect with 'Upgrade: websocket'"
+                         f" ({instead})")  # fmt: skip
+    return ws
+
+
+async def prepare(request: web.Request, ws: web.WebSocketResponse) -> None:
+    """The upgrade, with small buffers: with thousands of subscribers, a stuck client costs
+    its queue (ws_queue events) and 2 x 16 KiB, and it is noticed by its queue overflowing
+    instead of after megabytes of backlog."""
+    await ws.prepare(request)
+    transport = request.transport
+    if transport is None:
+        return
+    transport.set_write_buffer_limits(high=WRITE_BUFFER)
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WRITE_BUFFER)
+
+
+async def serve(
+    request: web.Request,
+    ws: web.WebSocketResponse,
+    sub: Subscription,
+    send: Coroutine[Any, Any, None],
+    what: str,
+) -> None:
+    """Run `send` (which ends when `sub` has ended and its queue is sent) until the client
+    leaves or the subscription ends, then say goodbye. `what` names the stream in logs."""
+    gauge = request.app[METRICS_KEY].subscribers
+    gauge.inc()
+    sending = asyncio.create_task(send)
+    reading = asyncio.create_task(read_until_closed(ws))
+    ending = asyncio.create_task(sub.ended.wait())
+    tasks = (sending, reading, ending)
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        if reading.done():
+            return  # the client left
+        if not sending.done():
+            # the subscription ended: what is being sent goes out first, not cancelled
+            # halfway (aiohttp's connection has one drain waiter, which a send cancelled
+            # in it leaves cancelled for the farewell's own sends)
+            await asyncio.wait((sending,), timeout=FAREWELL_SECONDS)
+        if not sending.done():
+            log.info("stream of %s: cutting a connection that took nothing for %g s",
+                     what, FAREWELL_SECONDS)  # fmt: skip
+            abort(request)
+        elif sub.ended.is_set():
+            await farewell(request, ws, sub.last, sub.end_code, sub.end_detail)
+        elif (exc := sending.exception()) is not None:
+            log.warning("stream of %s stopped: %r", what, exc)
+            await farewell(request, ws, sub.last, INTERNAL_ERROR, "the stream broke off")
+    finally:
+        gauge.dec()
+        for t in tasks:
+            t.cancel()
+        await asyncio.wait(tasks)
+
+
+async def read_until_closed(ws: web.WebSocketResponse) -> None:
+    # clients have nothing to say here; reading lets their pongs and their close frame in
+    async for _message in ws:
+        pass
+
+
+async def farewell(
+    request: web.Request, ws: web.WebSocketResponse, after: int, code: int, detail: str
+) -> None:
+    """Tell the client where to resume, then close; cut the connection if it does not
+    take that within FAREWELL_SECONDS."""
+    text = f"{detail}; reconnect with ?after={after}"
+    message = {"type": "reconnect", "after": after, "detail": text}
+    try:
+        async with asyncio.timeout(FAREWELL_SECONDS):
+            await ws.send_str(orjson.dumps(message).decode())
+            await ws.close(code=code, message=text.encode()[:123])
+    except (TimeoutError, ConnectionError, RuntimeError) as exc:
+        log.info("stream: cutting a connection that did not take its farewell (%r)", exc)
+        abort(request)
+
+
+def abort(request: web.Request) -> None:
+    if request.transport is not None:
+        request.transport.abort()
