@@ -57,24 +57,28 @@ async def test_a_slow_subscriber_is_closed_and_the_others_get_everything(db_url:
         assert await receive(fast, len(stored)) == stored
         await nothing_more(fast)
         await fast.close()
-        # what the slow one got, reading within FAREWELL_SECONDS: events in order, then
-        # the reconnect message with the last seq it was sent, then the close frame
-        frames = await reading
+        told_to_reconnect(await reading, len(stored))
         slow.close()
-        texts = [orjson.loads(p) for op, p in frames if op == 1]
-        events = [t for t in texts if "seq" in t]
-        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-        assert len(events) < len(stored)
-        (farewell,) = texts[len(events):]
-        assert farewell["type"] == "reconnect" and farewell["after"] == len(events)
-        assert f"?after={len(events)}" in farewell["detail"]
-        (close,) = [p for op, p in frames if op == 8]
-        assert struct.unpack("!H", close[:2])[0] == 4000
         # not a server error in the access log and the metrics: 101, or 499 where the
         # handler is cancelled with its connection (aiohttp's test server cancels a
         # handler whose connection closed, the service's server lets it finish)
         await wait_for(lambda: bool(stream_statuses(b)), "the slow socket's access line")
         assert stream_statuses(b) <= {101, 499}, stream_statuses(b)
+
+
+def told_to_reconnect(frames: list[tuple[int, bytes]], stored: int) -> None:
+    """What a slow client got, reading within FAREWELL_SECONDS of its stream's end: events
+    in order (fewer than the `stored` ones), the reconnect message with the last seq it was
+    sent, then the close frame with 4000."""
+    texts = [orjson.loads(p) for op, p in frames if op == 1]
+    events = [t for t in texts if "seq" in t]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert len(events) < stored
+    (farewell,) = texts[len(events):]
+    assert farewell["type"] == "reconnect" and farewell["after"] == len(events)
+    assert f"?after={len(events)}" in farewell["detail"]
+    (close,) = [p for op, p in frames if op == 8]
+    assert struct.unpack("!H", close[:2])[0] == 4000
 
 
 def stream_statuses(client: TestClient, route: str = "/v1/games/{game_id}/stream") -> set[int]:
@@ -150,16 +154,8 @@ async def test_a_slow_race_watcher_is_closed_and_the_others_get_everything(
         stored = (await call(a, "GET", f"/v1/races/{rid}/events"))["events"]
         assert await receive(fast, len(stored)) == as_json(stored)
         await fast.close()
-        frames = await reading
+        told_to_reconnect(await reading, len(stored))
         slow.close()
-        texts = [orjson.loads(p) for op, p in frames if op == 1]
-        events = [t for t in texts if "seq" in t]
-        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-        assert len(events) < len(stored)
-        (farewell,) = texts[len(events):]
-        assert farewell["type"] == "reconnect" and farewell["after"] == len(events)
-        (close,) = [p for op, p in frames if op == 8]
-        assert struct.unpack("!H", close[:2])[0] == 4000
 
 
 async def test_a_message_of_4_kib_is_ignored_a_longer_one_closes_with_1009(
