@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: run test test-browser test-db test-pooler lint lint-openapi client bench install clean-db stop-db \
-	solver-lib pgbouncer test-tools
+	solver-lib pgbouncer nats-server test-tools
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ install: $(STAMP)
 run: $(STAMP) solver-lib
 	$(PY) -m service run
 
-test: $(STAMP) solver-lib pgbouncer
+test: $(STAMP) solver-lib pgbouncer nats-server
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m "not browser"
 
 # the deal tables' tools (tools/deal_tables): the prover is compiled with gcc, which the
@@ -39,6 +39,14 @@ pgbouncer:
 	    (apt-get update -qq && apt-get install -y -qq pgbouncer) >/dev/null 2>&1 \
 	      || echo "could not install pgbouncer: tests/api/contract/test_pooler.py will fail"; \
 	  else echo "pgbouncer is not installed (apt-get install pgbouncer): the pooler tests are skipped"; fi; }
+
+# the broker of EVENTS_BROKER's tests (tests/api/live/test_stream_broker.py)
+nats-server:
+	@command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && apt-get install -y -qq nats-server) >/dev/null 2>&1 \
+	      || echo "could not install nats-server: the broker's tests are skipped"; \
+	  else echo "nats-server is not installed (apt-get install nats-server): the broker's tests are skipped"; fi; }
 
 # the API, live-event, race and fault tests again, every service instance behind a
 # pgbouncer in transaction mode (DATABASE_POOLER=transaction, the listener direct)

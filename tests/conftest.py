@@ -137,6 +137,10 @@ def pytest_sessionfinish() -> None:
     _POOLERS.clear()
 
 
+# the broker's server, if installed (Debian puts it in /usr/sbin, off a user's PATH)
+NATS_SERVER = shutil.which("nats-server") or shutil.which("nats-server", path="/usr/sbin:/sbin")
+
+
 class NatsServer:
     """A nats-server of the tests' own (Debian's package) on a free port."""
 
@@ -149,7 +153,7 @@ class NatsServer:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            ["nats-server", "-a", "127.0.0.1", "-p", str(self.port)],
+            [NATS_SERVER or "nats-server", "-a", "127.0.0.1", "-p", str(self.port)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         deadline = time.monotonic() + 10
@@ -175,7 +179,7 @@ def nats_url() -> Iterator[str]:
     if url:
         yield url
         return
-    if shutil.which("nats-server") is None:
+    if NATS_SERVER is None:
         pytest.skip("nats-server (Debian: nats-server) is needed")
     server = NatsServer()
     server.start()

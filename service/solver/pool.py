@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -157,7 +158,10 @@ def _context() -> Any:
 
 def _warm_up(service_pid: int | None = None) -> None:
     """A worker's start: load the library, and watch the service: a worker whose service
-    is gone (killed, even with SIGKILL) exits within a second instead of living on."""
+    is gone (killed, even with SIGKILL) exits within a second instead of living on.
+    Ctrl-C in a terminal reaches every process of its group: a worker leaves it to the
+    service, which stops its workers (else each printed a KeyboardInterrupt's traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     fcsolve.available()
     if service_pid is not None:
         threading.Thread(

@@ -11,7 +11,6 @@ import asyncio
 import logging
 import os
 import random
-import shutil
 import subprocess
 import sys
 import time
@@ -34,7 +33,7 @@ from service.database.store import EventStore
 from service.live import beats
 from service.live.hub import HUB_KEY
 
-from ...conftest import make_settings
+from ...conftest import NATS_SERVER, make_settings
 from ...pgbouncer import Pgbouncer, installed
 from ..games.helpers import batch
 from ..helpers import auth, instance, new_game, new_player, shortest
@@ -240,7 +239,7 @@ async def test_live_events_reach_another_instance(db_url: str, pooler: Pgbouncer
         await wb.close()
 
 
-@pytest.mark.skipif(shutil.which("nats-server") is None,
+@pytest.mark.skipif(NATS_SERVER is None,
                     reason="nats-server (Debian: nats-server) is needed")
 async def test_live_events_through_the_broker_with_no_direct_connection(
     db_url: str, pooler: Pgbouncer, nats_url: str,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import shutil
 import time
 from collections.abc import Iterator
 
@@ -14,12 +13,12 @@ import pytest
 
 from service.live.hub import HUB_KEY
 
-from ...conftest import NatsServer
+from ...conftest import NATS_SERVER, NatsServer
 from ..helpers import auth, new_game, new_player
 from .helpers import as_json, events_of, instances, receive, wait_for, write
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("nats-server") is None, reason="nats-server (Debian: nats-server) is needed"
+    NATS_SERVER is None, reason="nats-server (Debian: nats-server) is needed"
 )
 
 # Delivery through the broker, with the sweep out of the way, is tested with the other

@@ -176,7 +176,7 @@ def test_hints_are_no_longer_than_the_library_s_reference_line() -> None:
     """The service's line from an opening is never longer than what Freecell Solver's
     atomic-moves search answers alone (the service shortens what it finds)."""
     if not fcsolve.available():
-        return
+        pytest.skip("Freecell Solver's library is not installed (make test installs it as root)")
     for game in ("freecell", "bakers_game", "beleaguered_castle"):
         for deal in (2, 4):
             pos = VARIANTS[game].deal(deal)
