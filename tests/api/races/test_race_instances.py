@@ -134,14 +134,15 @@ async def test_the_other_instance_s_race_stream_is_told_not_polled(
         await ws.close()
 
 
-async def commits(db_url: str, *clients: TestClient) -> int:
+async def commits(db_url: str, player: dict[str, Any], *clients: TestClient) -> int:
     """The transactions the test's database has committed, each instance's counted: a
     PostgreSQL backend reports its counts when it ends a transaction a second or more after
     it last did (else up to 10 s later), so after a second each instance's one pooled
-    connection ends one (/healthz) before the count is read."""
+    connection ends one (a read of the player's record; /healthz has a connection of its
+    own) before the count is read."""
     await asyncio.sleep(1.1)
     for client in clients:
-        r = await client.get("/healthz")
+        r = await client.get(f"/v1/players/{player['id']}")
         assert r.status == 200
     count: int = await fetch(
         db_url, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
@@ -186,9 +187,9 @@ async def test_idle_race_streams_cost_no_query_and_a_move_still_reaches_them(
         # (each instance's listener beats every BEAT_EVERY, a transaction of its own while
         # it writes nothing: service/live/beats.py; those are not the streams')
         beats = [c.app[HUB_KEY].beats for c in (a, b)]
-        before, beats_before = await commits(db_url, a, b), sum(x.sent for x in beats)
+        before, beats_before = await commits(db_url, ada, a, b), sum(x.sent for x in beats)
         await asyncio.sleep(2.0)
-        after, beaten = await commits(db_url, a, b), sum(x.sent for x in beats) - beats_before
+        after, beaten = await commits(db_url, ada, a, b), sum(x.sent for x in beats) - beats_before
         assert after - before - beaten < 20, (after - before, beaten)
 
         async with instance(db_url, race_tick_s=0.2, **transport):  # its clock: due at once
