@@ -94,8 +94,12 @@ async def _send(
     page = backlog
     while True:
         await _send_items(ws, sub, [event_message(e) for e in page])
-        if len(page) < BACKLOG_PAGE or sub.ended.is_set():
+        if sub.ended.is_set():
             break
+        if len(page) < BACKLOG_PAGE:  # the end of the log, as it was
+            if not sub.catching_up:
+                break
+            sub.catching_up = False  # (subscriptions.py: one more read, then the queue)
         page = await store.read_events(sub.log_id, sub.last, BACKLOG_PAGE)
         await pace(len(page))
     while batch := await sub.take():

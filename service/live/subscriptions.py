@@ -62,6 +62,12 @@ class Subscription:
         self.direct: Callable[[bytes], bool] | None = None
         # True while the handler waits in take() with nothing in hand
         self._idle = False
+        # True while the handler sends the stored events itself (its catch-up, a page at a
+        # time): the feed's batches are not queued then (they would count against the
+        # queue's bound while the client is being sent the log); the handler turns it off
+        # when it has read to the end, then reads once more, which catches every event
+        # committed before the switch (those after come through the queue)
+        self.catching_up = True
 
     def offer(self, batch: Sequence[Item], frames: Sequence[bytes] | None = None) -> bool:
         """Hand over a batch of consecutive events; False (and the subscription ends) when
@@ -70,8 +76,8 @@ class Subscription:
         from here, in order: no task switch per subscriber."""
         if self.ended.is_set():
             return False
-        if not batch or batch[-1][0] <= self.last:
-            return True  # nothing this subscriber has not been sent already
+        if not batch or batch[-1][0] <= self.last or self.catching_up:
+            return True  # nothing this subscriber has not been sent, or will not read itself
         if frames is not None and self._idle and not self._pending and self.direct is not None:
             start = 0
             while batch[start][0] <= self.last:

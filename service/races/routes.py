@@ -105,8 +105,12 @@ async def _send(
     while True:
         page = await races.read_events(backend, rid, me.last, feeds.PAGE)
         await _send_items(ws, me, [event_message(event) for event in page])
-        if len(page) < feeds.PAGE or me.ended.is_set():
+        if me.ended.is_set():
             break
+        if len(page) < feeds.PAGE:  # the end of the log, as it was
+            if not me.catching_up:
+                break
+            me.catching_up = False  # (live/subscriptions.py: one more read, then the queue)
     while batch := await me.take():
         await _send_items(ws, me, batch)
 

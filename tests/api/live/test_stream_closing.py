@@ -174,3 +174,38 @@ async def test_a_message_of_4_kib_is_ignored_a_longer_one_closes_with_1009(
         await ws.send_str("x" * 4097)
         msg = await ws.receive(timeout=WAIT)
         assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1009
+
+
+async def test_a_subscriber_reading_a_long_log_is_not_taken_for_one_behind(db_url: str) -> None:
+    """A new subscriber is sent the stored events by its handler, a page at a time; the
+    feed's reads meanwhile (a sweep every 10 ms here) are not queued against its bound
+    (WS_QUEUE, 5 here): it gets the whole log, and what follows, and is not told to
+    reconnect."""
+    async with instances(db_url, {"ws_queue": 5, "ws_sweep": 0.01}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+        r = await a.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"},
+                         headers=auth(ada))  # fmt: skip
+        assert r.status == 201
+        back_and_forth = [{"from": "c1", "to": "c2"}, {"from": "c2", "to": "c1"}] * 150
+        r = await a.post(f"/v1/games/{gid}/moves", json={"moves": back_and_forth},
+                         headers=auth(ada))  # fmt: skip
+        assert r.status == 201, await r.text()
+        slow = await RawSubscriber.connect(a.server, f"/v1/games/{gid}/stream")
+        streams = a.app[STREAMS_KEY]
+        await wait_for(lambda: len(streams) == 1, "the subscriber")
+        (sub,) = streams.values()
+        await asyncio.sleep(0.3)  # it reads nothing yet: its buffers fill, sweeps go by
+        r = await a.post(f"/v1/games/{gid}/moves", json={"from": "c1", "to": "c2"},
+                         headers=auth(ada))  # fmt: skip
+        assert r.status == 201
+        stored = await events_of(a, gid)
+        seqs = []
+        async with asyncio.timeout(WAIT):
+            while len(seqs) < len(stored):
+                op, payload = await slow.frame()
+                assert op == 1, (op, payload)
+                seqs.append(orjson.loads(payload)["seq"])
+        slow.close()
+        assert seqs == [e["seq"] for e in stored]
+        assert not sub.ended.is_set()
