@@ -190,6 +190,7 @@ _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 # keyboards put after ❤, ☺ or ✌: a hint to the font, dropped there, not refused; anywhere
 # else one is an invisible character (Default_Ignorable_Code_Point), refused (names.py)
 _PRESENTATION = ("\ufe0e", "\ufe0f")
+_KEYCAP, _KEYCAP_BASES = "\u20e3", frozenset("0123456789#*")  # the keycap emoji: 1️⃣ #️⃣
 # the zero-width joiner is a format character, refused but where it joins two emoji into
 # one (👨‍👩‍👧, 👩🏽‍💻): after a pictograph (or its skin tone), before a pictograph (PyICU's data)
 _JOINER = "\u200d"
@@ -210,11 +211,19 @@ def joins_emoji(text: str, i: int) -> bool:
 
 
 def _without_presentation(text: str) -> str:
-    """`text` without the presentation selectors that follow an emoji."""
+    """`text` without the presentation selectors that follow an emoji, or a keycap's base
+    before its enclosing keycap (1️⃣: `1`, U+FE0F, U+20E3)."""
     if "\ufe0e" not in text and "\ufe0f" not in text:
         return text
     return "".join(ch for i, ch in enumerate(text)
-                   if not (ch in _PRESENTATION and i and _JOINS_BEFORE.contains(text[i - 1])))
+                   if not (ch in _PRESENTATION and i and _after_emoji(text, i)))
+
+
+def _after_emoji(text: str, i: int) -> bool:
+    before = text[i - 1]
+    if _JOINS_BEFORE.contains(before):
+        return True
+    return before in _KEYCAP_BASES and text[i + 1:i + 2] == _KEYCAP
 
 
 def shown_text(what: str, most: int) -> object:

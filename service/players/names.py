@@ -81,10 +81,14 @@ def shape_key(name: str) -> str:
 
 def marked(name: str) -> str | None:
     """The first character of `name` that carries more than MOST_MARKS combining marks
-    (marks stacked over and under a line's neighbours), or None."""
+    (marks stacked over and under a line's neighbours), or None. A letter written as one
+    (ặ, ᾧ: a script's own) is one whatever it holds; marks added to it count with those
+    it holds (á with two more marks is a with three)."""
     run, base = 0, ""
     for ch in _NFC.normalize(name):
         if _MARK.contains(ch):
+            if run == 0:  # the marks the letter holds, written out
+                run = sum(1 for part in _NFD.normalize(base) if _MARK.contains(part))
             run += 1
             if run > MOST_MARKS:
                 return base
