@@ -9,9 +9,9 @@ watched games in one query and wakes the feeds that are behind (the safety net u
 wake-ups).
 
 The catch-up of a new subscriber is its handler's job: subscribe first, read the log after
-its `after` and send that (the feed's batches meanwhile are not queued for it), read once
-more after turning its queue on, then send what the feed delivers, dropping every seq
-already sent.
+its `after` and send that (the feed's batches meanwhile are not queued for it), turn its
+queue on, read once more if the feed brought anything past what it sent, then send what
+the feed delivers, dropping every seq already sent.
 """
 
 from __future__ import annotations

@@ -96,10 +96,8 @@ async def _send(
         await _send_items(ws, sub, [event_message(e) for e in page])
         if sub.ended.is_set():
             break
-        if len(page) < BACKLOG_PAGE:  # the end of the log, as it was
-            if not sub.catching_up:
-                break
-            sub.catching_up = False  # (subscriptions.py: one more read, then the queue)
+        if len(page) < BACKLOG_PAGE and not (sub.catching_up and sub.start_queue()):
+            break  # the end of the log, and nothing more the feed brought meanwhile
         page = await store.read_events(sub.log_id, sub.last, BACKLOG_PAGE)
         await pace(len(page))
     while batch := await sub.take():

@@ -64,10 +64,10 @@ class Subscription:
         self._idle = False
         # True while the handler sends the stored events itself (its catch-up, a page at a
         # time): the feed's batches are not queued then (they would count against the
-        # queue's bound while the client is being sent the log); the handler turns it off
-        # when it has read to the end, then reads once more, which catches every event
-        # committed before the switch (those after come through the queue)
+        # queue's bound while the client is being sent the log), only the last seq they
+        # bring is noted (`seen`); see start_queue
         self.catching_up = True
+        self.seen = after
 
     def offer(self, batch: Sequence[Item], frames: Sequence[bytes] | None = None) -> bool:
         """Hand over a batch of consecutive events; False (and the subscription ends) when
@@ -76,8 +76,11 @@ class Subscription:
         from here, in order: no task switch per subscriber."""
         if self.ended.is_set():
             return False
-        if not batch or batch[-1][0] <= self.last or self.catching_up:
-            return True  # nothing this subscriber has not been sent, or will not read itself
+        if not batch or batch[-1][0] <= self.last:
+            return True  # nothing this subscriber has not been sent already
+        if self.catching_up:
+            self.seen = max(self.seen, batch[-1][0])
+            return True
         if frames is not None and self._idle and not self._pending and self.direct is not None:
             start = 0
             while batch[start][0] <= self.last:
@@ -93,6 +96,13 @@ class Subscription:
         self._pending.extend(batch)
         self._ready.set()
         return True
+
+    def start_queue(self) -> bool:
+        """The handler has read the log to its end and sent it: the feed's batches are
+        queued from here on. Whether it must read once more: the feed brought events
+        meanwhile past what it sent (those it did not bring yet, it brings later)."""
+        self.catching_up = False
+        return self.seen > self.last
 
     def end(self, code: int, detail: str) -> None:
         if not self.ended.is_set():

@@ -107,10 +107,8 @@ async def _send(
         await _send_items(ws, me, [event_message(event) for event in page])
         if me.ended.is_set():
             break
-        if len(page) < feeds.PAGE:  # the end of the log, as it was
-            if not me.catching_up:
-                break
-            me.catching_up = False  # (live/subscriptions.py: one more read, then the queue)
+        if len(page) < feeds.PAGE and not (me.catching_up and me.start_queue()):
+            break  # the end of the log, and nothing more the feed brought meanwhile
     while batch := await me.take():
         await _send_items(ws, me, batch)
 
