@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from engine import VARIANTS, Event, Game, Move, Position
+from engine.events import MOVE_UNDONE
 from engine.solver import UNKNOWN, Layout, solve, trace
 from engine.solver.shorten import shorten
 from engine.status import WON
@@ -113,27 +114,31 @@ def search_board(
     return verdict, [str(m) for m in line], states, how, trace(position, line)
 
 
-Boards = tuple[str, int, str, int, list[int], list[str]]
-"""(variant, deal, status, version, seqs, board texts) of a game along its log."""
+Boards = tuple[str, int, str, int, list[int], list[str], list[int]]
+"""(variant, deal, status, version, seqs, board texts, undos) of a game along its log."""
 
 
 def boards_along(log: str) -> Boards:
     """A game's log, JSON text of [[seq, type, data], …] from its creation, replayed: its
-    variant and deal, its status and version at the end, and the seq of each event with the layout
-    after it as board text (:meth:`engine.Position.board_text`; none for a won game, which
-    nobody judges). Linear in the log's length: the heavy part of an analysis, done in a
+    variant and deal, its status and version at the end, the seq of each event with the
+    layout after it as board text (:meth:`engine.Position.board_text`; none for a won game,
+    which nobody judges), and the places of the undos among them (where a lost game may be
+    winnable again). Linear in the log's length: the heavy part of an analysis, done in a
     worker."""
     events = orjson.loads(log)
     game = Game.replay([Event(events[0][1], events[0][2])])
     seqs = [events[0][0]]
     boards = [game.position.board_text()]
+    undos = []
     for seq, kind, data in events[1:]:
         game.apply(Event(kind, data))
+        if kind == MOVE_UNDONE:
+            undos.append(len(seqs))
         seqs.append(seq)
         boards.append(game.position.board_text())
     if game.status == WON:
         boards = []
-    return game.variant, game.deal, game.status, game.version, seqs, boards
+    return game.variant, game.deal, game.status, game.version, seqs, boards, undos
 
 
 def make_pool(workers: int) -> ProcessPoolExecutor:

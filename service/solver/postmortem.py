@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from engine import VARIANTS
@@ -60,19 +61,20 @@ async def analysis(
     """Where a finished game was lost: ``log`` is its log as JSON, [[seq, type, data], …].
 
     The positions after each event are judged by the solver.  ``lost_at`` is the seq of the
-    first event after which the position stays unwinnable to the end of the log, found by
-    binary search over the events: it assumes that once unwinnable, the positions of the
-    log stay so.  Along the moves of one line that is true (no move makes a lost position
-    winnable again); an undo can return to a winnable position, and then the search still
-    ends on an event where the verdict turns from winnable to unwinnable, though maybe not
-    the last such event.  The verdicts it used are listed under ``verdicts``.  When a
+    first event after which the position stays unwinnable to the end of the log.  No move
+    makes a lost position winnable again; only an undo can (it returns to an earlier
+    position).  So the log is read in stretches, each from an undo (or the creation) to the
+    next: from the last stretch back, the first whose start is not unwinnable holds the
+    spot (the later ones are lost from their start), found by binary search within it,
+    where the verdicts only turn from winnable to unwinnable.  The verdicts it used are
+    listed under ``verdicts``.  When a
     verdict is unknown (the search budget ran out) ``complete`` is false, and
     ``last_winnable`` and ``first_unwinnable`` bound the spot: ``lost_at`` is then the
     latest it can be (``first_unwinnable``: the game could no longer be won after it),
     never null for a game known to have become unwinnable.
     """
     started = time.monotonic()
-    variant, deal, status, version, seqs, boards = await solver.offload(boards_along, log)
+    variant, deal, status, version, seqs, boards, undos = await solver.offload(boards_along, log)
     judged: dict[int, str] = {}
     known = table(variant).solvable(deal)  # the deal's opening, by the tables' searches
     if known is not None and boards:
@@ -108,27 +110,46 @@ async def analysis(
         body["lost_at"] = seqs[0]
     elif (end := await judge(last)) != UNWINNABLE:
         body["complete"] = end == WINNABLE
-    elif await judge(0) == UNWINNABLE:
-        body["lost_at"] = seqs[0]
     else:
-        lo, hi = 0, last  # judge(lo) is winnable or unknown, judge(hi) unwinnable
-        if judged[0] != WINNABLE:
-            body["complete"] = False
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            verdict = await judge(mid)
-            if verdict == UNWINNABLE:
-                hi = mid
-            elif verdict == WINNABLE:
-                lo = mid
-            else:  # unknown: the spot is after it, or the answer is not exact
-                body["complete"] = False
-                lo = mid
-        body["lost_at"] = seqs[hi]
-        if not body["complete"]:
-            body["last_winnable"] = max(
-                (seqs[i] for i, v in judged.items() if v == WINNABLE and i < hi), default=None
-            )
-            body["first_unwinnable"] = seqs[hi]
+        lo, hi = None, last  # judge(hi) is unwinnable
+        for start in reversed([0, *undos]):  # the stretches, the last first
+            if start < hi and await judge(start) != UNWINNABLE:
+                lo = start  # winnable or unknown: the spot is in (lo, hi]
+                break
+            hi = min(hi, start)  # lost from the stretch's start on
+        if lo is None:  # lost from the deal on: no line of play wins it
+            body["lost_at"] = seqs[0]
+        else:
+            await _narrow(body, judge, judged, seqs, lo, hi)
     body["verdicts"] = [{"seq": seqs[i], "verdict": judged[i]} for i in sorted(judged)]
     return body
+
+
+async def _narrow(
+    body: dict[str, Any],
+    judge: Callable[[int], Awaitable[str]],
+    judged: dict[int, str],
+    seqs: list[int],
+    lo: int,
+    hi: int,
+) -> None:
+    """``lost_at`` between the positions ``lo`` (winnable or unknown) and ``hi``
+    (unwinnable), with no undo between them: a binary search, the verdicts turning once."""
+    if judged[lo] != WINNABLE:
+        body["complete"] = False
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        verdict = await judge(mid)
+        if verdict == UNWINNABLE:
+            hi = mid
+        elif verdict == WINNABLE:
+            lo = mid
+        else:  # unknown: the spot is after it, or the answer is not exact
+            body["complete"] = False
+            lo = mid
+    body["lost_at"] = seqs[hi]
+    if not body["complete"]:
+        body["last_winnable"] = max(
+            (seqs[i] for i, v in judged.items() if v == WINNABLE and i < hi), default=None
+        )
+        body["first_unwinnable"] = seqs[hi]
