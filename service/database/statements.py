@@ -53,16 +53,11 @@ class StoredEvent:
     at: datetime
 
 
-def answer_text(body: dict[str, Any]) -> str:
-    """A write's answer as the idempotency record keeps it: its JSON text, sent as a JSON
-    string, which jsonb keeps as it is (an object's keys it would put in an order of its
-    own, and a retry's answer would not be the first one byte for byte)."""
-    return orjson.dumps(body).decode()
-
-
 def stored_answer(value: str | dict[str, Any]) -> dict[str, Any]:
-    """The answer an idempotency record keeps (an object, in records written before it
-    kept the text)."""
+    """The answer an idempotency record keeps: its JSON text, kept as a JSON string, which
+    jsonb keeps as it is (an object's keys it would put in an order of its own, and a
+    retry's answer would not be the first one byte for byte); an object in records written
+    before it kept the text."""
     return orjson.loads(value) if isinstance(value, str) else value
 
 

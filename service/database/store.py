@@ -38,7 +38,6 @@ from service.database.statements import (
     Recorded,
     Replayed,
     StoredEvent,
-    answer_text,
     payloads,
     stored_answer,
 )
@@ -208,7 +207,7 @@ class EventStore:
         args = (
             game_id, first_seq, list(events), player_id, variant, deal, autoplay, status, moves,
             undos, hints, foundation_cards, finish, key, request_hash, http_status,
-            None if response is None else answer_text(response), assisted,
+            None if response is None else json_text(response), assisted,  # (stored_answer)
         )  # fmt: skip
         if alone or (self._busy_lanes < self.write_lanes and not self._waiting):
             self._busy_lanes += 1

@@ -8,17 +8,17 @@ message and close code 4000 when its client fell behind, 1001 when this instance
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import functools
+from collections.abc import Callable
 
 from aiohttp import web
 
 from service.base.errors import BadRequest, NotFound
 from service.base.keys import BACKEND_KEY, LIMITS_KEY
 from service.base.requests import MAX_SEQ, game_id, int_query
-from service.database.store import EventStore, StoredEvent
 from service.live import sockets
 from service.live.hub import HUB_KEY, STREAMS_KEY
-from service.live.subscriptions import GOING_AWAY, Item, Subscription, event_message
+from service.live.subscriptions import GOING_AWAY
 
 
 async def stream(request: web.Request) -> web.StreamResponse:
@@ -55,7 +55,8 @@ async def stream(request: web.Request) -> web.StreamResponse:
             if limiter is not None:
                 await limiter.pace_events(address, events)
 
-        send = _send(ws, sub, store, backlog, pace)
+        read = functools.partial(store.read_events, gid)
+        send = sockets.send_log(ws, sub, read, BACKLOG_PAGE, backlog, pace)
         await sockets.serve(request, ws, sub, send, f"game {gid}")
     finally:
         hub.unsubscribe(sub)
@@ -83,42 +84,6 @@ def _direct_writer(request: web.Request, ws: web.WebSocketResponse) -> Callable[
         return True
 
     return write
-
-
-async def _send(
-    ws: web.WebSocketResponse, sub: Subscription, store: EventStore,
-    backlog: list[StoredEvent], pace: Callable[[int], Awaitable[None]],
-) -> None:
-    """The stored events, a page at a time (each after the address's rate allows it:
-    `pace`), then every batch the hub delivers, without what was sent."""
-    page = backlog
-    while True:
-        await _send_items(ws, sub, [event_message(e) for e in page])
-        if sub.ended.is_set():
-            break
-        if len(page) < BACKLOG_PAGE and not (sub.catching_up and sub.start_queue()):
-            break  # the end of the log, and nothing more the feed brought meanwhile
-        page = await store.read_events(sub.log_id, sub.last, BACKLOG_PAGE)
-        await pace(len(page))
-    while batch := await sub.take():
-        fresh = [item for item in batch if item[0] > sub.last]
-        if not fresh:
-            continue
-        if fresh[0][0] > sub.last + 1:
-            # not expected (the feed reads from where its subscribers are), but a gap must
-            # never reach a client: fill it from the log
-            missing = await store.read_events(sub.log_id, sub.last, fresh[0][0] - sub.last - 1)
-            await _send_items(ws, sub, [event_message(e) for e in missing])
-        await _send_items(ws, sub, fresh)
-
-
-async def _send_items(ws: web.WebSocketResponse, sub: Subscription, items: list[Item]) -> None:
-    for seq, text in items:
-        if seq == sub.last + 1:
-            # an uncompressed frame is in the transport before send_str's first await (it
-            # may then wait for the buffer to drain): from here on, the client has it
-            sub.last = seq
-            await ws.send_str(text)
 
 
 async def close_streams(app: web.Application) -> None:

@@ -1,8 +1,9 @@
 """A live stream's socket, a game's (routes.py) or a race's (service/races/routes.py):
-opened with small buffers, served until its client leaves or its subscription ends, then
-a farewell: a {"type": "reconnect", "after": n, "detail": …} message and the close code
-(4000 when the client fell behind, 1001 when this instance stops, 1011 when the stream
-broke off), or the connection cut when the client takes nothing for FAREWELL_SECONDS.
+opened with small buffers, sent its log (the stored events, then what the feed brings:
+send_log), served until its client leaves or its subscription ends, then a farewell: a
+{"type": "reconnect", "after": n, "detail": …} message and the close code (4000 when the
+client fell behind, 1001 when this instance stops, 1011 when the stream broke off), or
+the connection cut when the client takes nothing for FAREWELL_SECONDS.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -19,7 +20,8 @@ from aiohttp import web
 
 from service.base.errors import BadRequest
 from service.base.keys import METRICS_KEY, SETTINGS_KEY
-from service.live.subscriptions import Subscription
+from service.database.statements import StoredEvent
+from service.live.subscriptions import Item, Subscription, event_message
 
 log = logging.getLogger("service.stream")
 
@@ -102,6 +104,55 @@ async def serve(
         for t in tasks:
             t.cancel()
         await asyncio.wait(tasks)
+
+
+# reads `limit` events of the log after a seq, oldest first
+ReadLog = Callable[[int, int], Awaitable[list[StoredEvent]]]
+
+
+async def send_log(
+    ws: web.WebSocketResponse,
+    sub: Subscription,
+    read: ReadLog,
+    page: int,
+    first: list[StoredEvent] | None = None,
+    pace: Callable[[int], Awaitable[None]] | None = None,
+) -> None:
+    """The stored events after the subscriber's `last`, `page` at a time (`first`: the
+    first page, read already; each next one once `pace` allows it), then every batch the
+    feed brings, without what was sent; until the subscription ends. While the stored
+    events are sent the feed's batches are not queued (Subscription.catching_up): at the
+    end of the log the queue is turned on, and the log read once more if the feed
+    brought anything past what was sent."""
+    events = await read(sub.last, page) if first is None else first
+    while True:
+        await _send_items(ws, sub, [event_message(e) for e in events])
+        if sub.ended.is_set():
+            break
+        if len(events) < page and not (sub.catching_up and sub.start_queue()):
+            break  # the end of the log, and nothing more the feed brought meanwhile
+        events = await read(sub.last, page)
+        if pace is not None:
+            await pace(len(events))
+    while batch := await sub.take():
+        fresh = [item for item in batch if item[0] > sub.last]
+        if not fresh:
+            continue
+        if fresh[0][0] > sub.last + 1:
+            # not expected (the feed reads from where its subscribers are), but a gap must
+            # never reach a client: fill it from the log
+            missing = await read(sub.last, fresh[0][0] - sub.last - 1)
+            await _send_items(ws, sub, [event_message(e) for e in missing])
+        await _send_items(ws, sub, fresh)
+
+
+async def _send_items(ws: web.WebSocketResponse, sub: Subscription, items: list[Item]) -> None:
+    for seq, text in items:
+        if seq == sub.last + 1:
+            # an uncompressed frame is in the transport before send_str's first await (it
+            # may then wait for the buffer to drain): from here on, the client has it
+            sub.last = seq
+            await ws.send_str(text)
 
 
 async def read_until_closed(ws: web.WebSocketResponse) -> None:

@@ -13,20 +13,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import uuid
 from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
 from service.base.requests import MAX_SEQ, int_query, parse_body, path_id, read_nothing
 from service.base.responses import json_response, tagged_response
 from service.database.connections import StoreError
 from service.live import sockets
-from service.live.subscriptions import GOING_AWAY, Item, Subscription, event_message
+from service.live.subscriptions import GOING_AWAY, Subscription
 from service.players.auth import caller
 from service.races import feeds
 from service.races import service as races
@@ -90,34 +90,13 @@ async def stream(request: web.Request) -> web.StreamResponse:
     streams = request.app[RACE_STREAMS_KEY]
     streams[ws] = me  # from here on, a shutdown ends this stream too
     try:
-        await sockets.serve(request, ws, me, _send(ws, backend, rid, me), f"race {rid}")
+        read = functools.partial(races.read_events, backend, rid)
+        send = sockets.send_log(ws, me, read, feeds.PAGE)
+        await sockets.serve(request, ws, me, send, f"race {rid}")
     finally:
         streams.pop(ws, None)
         feeds.unwatch(backend, rid, me)
     return ws
-
-
-async def _send(
-    ws: web.WebSocketResponse, backend: Backend, rid: uuid.UUID, me: Subscription
-) -> None:
-    """The race's stored events, read by this socket itself a page at a time, then what its
-    feed brings, without what was sent; until the subscription ends."""
-    while True:
-        page = await races.read_events(backend, rid, me.last, feeds.PAGE)
-        await _send_items(ws, me, [event_message(event) for event in page])
-        if me.ended.is_set():
-            break
-        if len(page) < feeds.PAGE and not (me.catching_up and me.start_queue()):
-            break  # the end of the log, and nothing more the feed brought meanwhile
-    while batch := await me.take():
-        await _send_items(ws, me, batch)
-
-
-async def _send_items(ws: web.WebSocketResponse, me: Subscription, items: list[Item]) -> None:
-    for seq, text in items:
-        if seq > me.last:
-            me.last = seq  # (in the transport before send_str's first await)
-            await ws.send_str(text)
 
 
 async def close_streams(app: web.Application) -> None:
