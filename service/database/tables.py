@@ -42,6 +42,9 @@ players = Table(
     # what the name looks like as written, case folded after (migration 0017), unique too
     Column("shape_key", Text, nullable=True),
     Index("players_shape_key", "shape_key", unique=True),
+    # what its characters look like as typed, case folded after (migration 0022), unique
+    Column("glyph_key", Text, nullable=True),
+    Index("players_glyph_key", "glyph_key", unique=True),
 )
 
 # A player's tokens, one a device; only their hashes. A signed-out token keeps its row,

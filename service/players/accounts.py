@@ -30,7 +30,7 @@ from service.base.backend import Backend
 from service.base.errors import Conflict, NotFound, Unauthorized
 from service.database.connections import plain, transaction
 from service.database.statements import CHANNEL, SIGNED_OUT
-from service.players.names import name_key, shape_key, unique_name
+from service.players.names import glyph_key, name_key, shape_key, unique_name
 
 TOKEN_RECHECK: Final = 1.0  # seconds a token is trusted from memory while nothing listens
 LAST_USED_EVERY: Final = 60  # seconds between two notes of a token's last use (and checks)
@@ -93,7 +93,7 @@ def remember(
 
 CREATE_PLAYER = """
 WITH p AS (
-    INSERT INTO players (id, name, name_key, shape_key) VALUES ($1, $2, $6, $7)
+    INSERT INTO players (id, name, name_key, shape_key, glyph_key) VALUES ($1, $2, $6, $7, $8)
     RETURNING id, created_at)
 INSERT INTO device_tokens (id, player_id, token_hash, device, created_at)
 SELECT $3, p.id, $4, $5, p.created_at FROM p RETURNING created_at"""
@@ -112,7 +112,7 @@ async def create_player(backend: Backend, name: str) -> dict[str, Any]:
         with unique_name(name):
             created: datetime = await conn.fetchval(
                 CREATE_PLAYER, player_id, name, token_id, digest, FIRST_DEVICE,
-                name_key(name), shape_key(name), timeout=backend.store.timeout,
+                name_key(name), shape_key(name), glyph_key(name), timeout=backend.store.timeout,
             )
     return {"id": player_id, "name": name, "token": token, "created_at": created}
 

@@ -1,8 +1,8 @@
 """Players' names: when two of them look alike, and which characters no name may hold
 because nobody sees them. The character data and the confusables are ICU's (PyICU).
 
-A name has two keys, and two names look alike when either is equal (`name_key`,
-`shape_key`). Both are made of the name without its spaces and its combining marks
+A name has three keys, and two names look alike when any one is equal (`name_key`,
+`shape_key`, `glyph_key`). All are made of the name without its spaces and its combining marks
 (`I an` with a thin space, `Ada  Lovelace` and `Adà Lovelace` look like `Ian` and
 `Ada Lovelace`),
 then its confusable skeleton (Unicode TS #39, section 4: Cyrillic `а` and Latin `a` share
@@ -13,7 +13,14 @@ one):
 - `shape_key` takes the skeleton of the name as written, then folds case: a capital that
   looks like another letter only as a capital is caught (`Ian` and `lan`, `0scar` and
   `Oscar`, `BiII` and `Bill`), which folding first loses (`I` becomes `i`, which does not
-  look like `l`).
+  look like `l`);
+- `glyph_key` takes the skeleton of the characters as typed, before compatibility forms
+  are folded, then folds case: a symbol whose compatibility form looks like another letter
+  than the symbol does is caught (Greek lunate `ϲ` is drawn as `c` but its form is `ς`;
+  long `ſ` is drawn as `f` but its form is `s`; halfwidth `￨` is drawn as `l`).
+
+TS #39's data makes the small Cyrillic palochka `ӏ` an `i`; it is drawn as its capital,
+a bar like `l` and `I`, and the keys read it so (`heӏӏo` looks like `hello`).
 
 The database keeps each player's keys under UNIQUE indexes (`players_name_key`,
 `players_shape_key`): of two concurrent creations of lookalike names only one commits, and
@@ -32,8 +39,10 @@ import icu
 from service.base.errors import Conflict
 from service.base.requests import joins_emoji
 
-# the indexes that hold players' keys unique (migrations 0008 and 0017)
-NAME_KEY_INDEXES: Final = frozenset({"players_name_key", "players_shape_key"})
+# the indexes that hold players' keys unique (migrations 0008, 0017 and 0022)
+NAME_KEY_INDEXES: Final = frozenset(
+    {"players_name_key", "players_shape_key", "players_glyph_key"}
+)
 MOST_MARKS: Final = 2  # combining marks on one character, at most
 
 _FOLD = icu.Normalizer2.getNFKCCasefoldInstance()
@@ -64,8 +73,13 @@ def _plain(text: str) -> str:
     return "".join(ch for ch in _NFD.normalize(joined) if not _MARK.contains(ch))
 
 
+# characters drawn as another whose skeleton is not theirs: the small palochka as its
+# capital (TS #39's data makes it `i`)
+_DRAWN_AS: Final = str.maketrans({"\u04cf": "\u04c0"})
+
+
 def _skeleton(text: str) -> str:
-    return str(_SPOOF.getSkeleton(0, text))
+    return str(_SPOOF.getSkeleton(0, text.translate(_DRAWN_AS)))
 
 
 def name_key(name: str) -> str:
@@ -77,6 +91,13 @@ def shape_key(name: str) -> str:
     """What a name looks like as written, case folded after: equal for names that look
     alike, where a capital looks like another letter (`I` and `l`)."""
     return _FOLD.normalize(_skeleton(_plain(_NFKC.normalize(name))))
+
+
+def glyph_key(name: str) -> str:
+    """What a name's characters look like as typed, case folded after: equal for names
+    that look alike, where a symbol's compatibility form is another letter than the one
+    it is drawn as (`ϲ`, `ſ`)."""
+    return _FOLD.normalize(_skeleton(_plain(name)))
 
 
 def marked(name: str) -> str | None:
