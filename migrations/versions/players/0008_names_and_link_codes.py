@@ -20,7 +20,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from service.players.names import name_key
+from service.players.names import held_keys, name_key
 
 revision = "0008"
 down_revision = "0007"
@@ -33,15 +33,10 @@ BATCH = 5000
 def _backfill_name_keys() -> None:
     bind = op.get_bind()
     rows = bind.execute(sa.text("SELECT id, name FROM players ORDER BY created_at, id")).all()
-    seen: set[str] = set()
-    ids, keys = [], []
-    for player_id, name in rows:
-        key = name_key(name)
-        if key in seen:
-            continue  # a younger lookalike: keeps its name, without a key
-        seen.add(key)
-        ids.append(player_id)
-        keys.append(key)
+    held = held_keys([name for _, name in rows], name_key)
+    # (a younger lookalike keeps its name, without a key)
+    ids = [player_id for (player_id, _), key in zip(rows, held, strict=True) if key is not None]
+    keys = [key for key in held if key is not None]
     update = sa.text(
         "UPDATE players p SET name_key = k.key"
         " FROM unnest(CAST(:ids AS uuid[]), CAST(:keys AS text[])) AS k(id, key)"

@@ -18,12 +18,10 @@ Create Date: 2026-12-04
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import sqlalchemy as sa
 from alembic import op
 
-from service.players.names import name_key, shape_key
+from service.players.names import held_keys, name_key, shape_key
 
 revision = "0017"
 down_revision = "0016"
@@ -33,22 +31,13 @@ depends_on = None
 BATCH = 5000
 
 
-def _keys(rows: list[sa.Row], key: Callable[[str], str]) -> list[str | None]:
-    """Each player's key, None for the younger of lookalikes."""
-    seen: set[str] = set()
-    keys: list[str | None] = []
-    for _player_id, name in rows:
-        k = key(name)
-        keys.append(None if k in seen else k)
-        seen.add(k)
-    return keys
-
 
 def upgrade() -> None:
     op.add_column("players", sa.Column("shape_key", sa.Text(), nullable=True))
     bind = op.get_bind()
     rows = bind.execute(sa.text("SELECT id, name FROM players ORDER BY created_at, id")).all()
-    names, shapes = _keys(rows, name_key), _keys(rows, shape_key)
+    ordered = [name for _, name in rows]
+    names, shapes = held_keys(ordered, name_key), held_keys(ordered, shape_key)
     bind.execute(sa.text("UPDATE players SET name_key = NULL WHERE name_key IS NOT NULL"))
     update = sa.text(
         "UPDATE players p SET name_key = k.name_key, shape_key = k.shape_key"

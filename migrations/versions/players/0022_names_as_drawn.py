@@ -18,12 +18,10 @@ Create Date: 2026-12-05
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import sqlalchemy as sa
 from alembic import op
 
-from service.players.names import glyph_key, name_key, shape_key
+from service.players.names import glyph_key, held_keys, name_key, shape_key
 
 revision = "0022"
 down_revision = "0021"
@@ -33,22 +31,12 @@ depends_on = None
 BATCH = 5000
 
 
-def _keys(rows: list[sa.Row], key: Callable[[str], str]) -> list[str | None]:
-    """Each player's key, None for the younger of lookalikes."""
-    seen: set[str] = set()
-    keys: list[str | None] = []
-    for _player_id, name in rows:
-        k = key(name)
-        keys.append(None if k in seen else k)
-        seen.add(k)
-    return keys
-
-
 def upgrade() -> None:
     op.add_column("players", sa.Column("glyph_key", sa.Text(), nullable=True))
     bind = op.get_bind()
     rows = bind.execute(sa.text("SELECT id, name FROM players ORDER BY created_at, id")).all()
-    names, shapes, glyphs = _keys(rows, name_key), _keys(rows, shape_key), _keys(rows, glyph_key)
+    ordered = [name for _, name in rows]
+    names, shapes, glyphs = (held_keys(ordered, key) for key in (name_key, shape_key, glyph_key))
     # (cleared first: a key made anew may be another player's old one until both are set)
     bind.execute(sa.text(
         "UPDATE players SET name_key = NULL, shape_key = NULL"
