@@ -37,7 +37,7 @@ from aiohttp import web
 
 from service.base import shm
 from service.base.errors import TooManyRequests
-from service.base.requests import EVENTS_PAGE, whole_number
+from service.base.requests import EVENTS_PAGE, request_client, whole_number
 from service.base.settings import Settings
 
 STREAM_RETRY_SECONDS = 5
@@ -354,7 +354,7 @@ class RateLimiter:
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        address = request.remote or "-"
+        address = request_client(request)
         if request.method in WRITES:
             if request.path == "/v1/players":
                 self._check(self.players_per_address, address, "new players from your address")

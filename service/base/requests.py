@@ -7,6 +7,7 @@ service/races/schemas.py). (What a handler answers is service/base/responses.py.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import re
 import unicodedata
 import uuid
@@ -76,6 +77,28 @@ def path_id(request: web.Request, name: str, what: str) -> uuid.UUID:
         return uuid.UUID(raw)
     except ValueError:
         raise NotFound(f"there is no {what} with id {raw!r}") from None
+
+
+def client_address(remote: str | None) -> str:
+    """Whom the limits per address count for a peer at `remote`: an IPv4 address as it
+    is; an IPv6 address by its /64, the block a network gives one host, which may take any
+    address in it (an IPv4 address mapped into IPv6 as that IPv4 address); "-" unknown."""
+    if not remote:
+        return "-"
+    if ":" not in remote:
+        return remote
+    try:
+        ip = ipaddress.IPv6Address(remote)
+    except ValueError:
+        return remote
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+
+
+def request_client(request: web.Request) -> str:
+    """:func:`client_address` of a request's peer."""
+    return client_address(request.remote)
 
 
 _WHOLE = re.compile(r"-?[0-9]{1,30}")

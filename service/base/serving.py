@@ -36,6 +36,7 @@ from aiohttp.web_protocol import RequestHandler
 from service.base.addresses import REFUSED, UNCOUNTED, AddressCounts
 from service.base.errors import RequestTimeout
 from service.base.problems import parser_problem, parser_reason, problem, problem_body
+from service.base.requests import client_address
 from service.base.responses import SERVER
 from service.base.settings import Settings
 
@@ -99,7 +100,7 @@ class GuardedHandler(RequestHandler):
         guard = self._guard
         if guard.most:
             peer = transport.get_extra_info("peername")
-            address = peer[0] if isinstance(peer, tuple) else "-"
+            address = client_address(peer[0] if isinstance(peer, tuple) else None)
             self._slot = guard.counts.take(address, guard.most)
             if self._slot == REFUSED:
                 self.force_close()  # nothing it sends is read

@@ -15,7 +15,7 @@ from aiohttp import web
 
 from service.base.errors import BadRequest, NotFound
 from service.base.keys import BACKEND_KEY, LIMITS_KEY
-from service.base.requests import MAX_SEQ, game_id, int_query
+from service.base.requests import MAX_SEQ, game_id, int_query, request_client
 from service.live import sockets
 from service.live.hub import HUB_KEY, STREAMS_KEY
 from service.live.subscriptions import GOING_AWAY
@@ -34,7 +34,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
     sub = hub.subscribe(gid, after)
     streams[ws] = sub  # from here on, a shutdown ends this stream too
     limiter = request.app.get(LIMITS_KEY)
-    address = request.remote or "-"
+    address = request_client(request)
     try:
         backlog = await store.read_events(gid, after, BACKLOG_PAGE)
         if not backlog:

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
-from service.base.requests import parse_body, path_id, read_nothing
+from service.base.requests import parse_body, path_id, read_nothing, request_client
 from service.base.responses import json_response, secret_response, tagged_response
 from service.boards import records as leaderboards
 from service.database.connections import BUDGET, DatabaseUnavailable
@@ -119,7 +119,7 @@ async def link_device(request: web.Request) -> web.Response:
     body is read (RATE_LINK_TRIES_PER_MINUTE, unless RATE_LIMITS=off): in this instance's
     memory, then in the database, for all instances together (players/tries.py)."""
     guesses = request.app.get(LINK_GUESSES_KEY)  # (none with RATE_LIMITS=off)
-    address = request.remote or "-"
+    address = request_client(request)
     try:
         if guesses is not None:  # this instance's count, then every instance's
             charge(guesses, address, "link-code tries from your address")

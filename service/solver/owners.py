@@ -18,11 +18,12 @@ from collections.abc import Sequence
 from aiohttp import web
 
 from service.base.keys import LIMITS_KEY
+from service.base.requests import request_client
 
 
 def of_request(request: web.Request, player_id: uuid.UUID | None = None) -> tuple[str, ...]:
     """The owners of a search a request starts: its client's address, and its player."""
-    address = f"address:{request.remote or '-'}"
+    address = f"address:{request_client(request)}"
     return (address,) if player_id is None else (address, f"player:{player_id}")
 
 
