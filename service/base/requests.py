@@ -254,15 +254,18 @@ def shown_text(what: str, most: int) -> object:
     characters, none of them one that could make it pass for another."""
 
     def check(text: str) -> str:
-        text = _without_presentation(text).strip()
-        if not 1 <= len(text) <= most:
-            raise ValueError(f"{what} is 1 to {most} characters after trimming spaces")
+        # (checked before trimming: a control or line-breaking character at an end is
+        # refused as one inside is, not trimmed as a space; what is left to trim is spaces)
+        text = _without_presentation(text)
         for i, ch in enumerate(text):
             if unicodedata.category(ch) in _NOT_IN_NAMES and not joins_emoji(text, i):
                 raise ValueError(
                     f"{what} cannot contain control, format (bidirectional or zero-width),"
                     f" line-breaking or private-use characters such as U+{ord(ch):04X}"
                 )
+        text = text.strip()
+        if not 1 <= len(text) <= most:
+            raise ValueError(f"{what} is 1 to {most} characters after trimming spaces")
         return text
 
     return Annotated[StrictStr, Field(max_length=400), AfterValidator(check)]

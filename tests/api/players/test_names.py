@@ -106,6 +106,11 @@ async def test_a_name_in_two_lines_is_400(client: TestClient) -> None:
         status, problem = await create(client, name)
         assert status == 400, (name, problem)
         assert f"U+{ord(name[3]):04X}" in str(problem["detail"]), (name, problem)
+    # at an end too: such a character is refused, not trimmed as a space would be
+    for name in ("ada\u0085", "ada\u001f", "ada\r\n", "\tada", "ada\u2028"):
+        status, problem = await create(client, name)
+        assert status == 400, (name, problem)
+        assert "such as U+" in str(problem["detail"]), (name, problem)
 
 
 async def test_invisible_characters_are_400(client: TestClient) -> None:
