@@ -332,3 +332,17 @@ async def test_a_move_from_a_pile_onto_itself_is_illegal(client: TestClient) -> 
         assert "column 4 cannot take its own card" in problem["detail"]
     r = await client.get(f"/v1/games/{game['id']}")
     assert (await r.json())["version"] == game["version"]
+
+
+async def test_a_move_from_the_foundations_is_illegal(client: TestClient) -> None:
+    """`f` is a pile, whose cards never leave it: 422 with the rule, as openapi.yaml's
+    MoveSource says, nothing appended."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=1, autoplay=False)
+    r = await client.post(f"/v1/games/{game['id']}/moves", json={"from": "f", "to": "c1"},
+                          headers=auth(ada))
+    assert r.status == 422, await r.text()
+    problem = await r.json()
+    assert problem["type"].endswith("illegal-move") and "never leaves" in problem["detail"]
+    r = await client.get(f"/v1/games/{game['id']}")
+    assert (await r.json())["version"] == game["version"]
