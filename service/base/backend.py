@@ -111,6 +111,13 @@ class Backend:
     race_committed: Callable[[uuid.UUID], None] = field(default=lambda _race: None)
     # the lock of each game's writes on this instance (service/games/positions.py: lock)
     locks: dict[uuid.UUID, asyncio.Lock] = field(default_factory=dict)
+    # the games whose whole log this instance is reading, each done when read: the others
+    # who need the game meanwhile wait for it, then read what follows (positions.fresh)
+    replays: dict[uuid.UUID, asyncio.Future[None]] = field(default_factory=dict)
+    # held by each read of a game's whole log (positions.fresh): two at a time
+    whole_reads: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
+    # the games read whole from their log since this instance began, found or not (/metrics)
+    logs_replayed: int = 0
     # the live-event listener's connection now (a number that changes with every connection
     # and loss of it), None while it is not listening: what memory was confirmed under
     # holds only while it stays the same (service/games/positions.py: known_version)

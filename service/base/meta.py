@@ -69,6 +69,7 @@ async def metrics(request: web.Request) -> web.Response:
     m = request.app[METRICS_KEY]
     backend = request.app[BACKEND_KEY]
     m.cached_games.set(len(backend.games))
+    m.replayed(backend.logs_replayed)
     m.db_connections.labels("open").set(backend.store.pool.get_size())
     m.db_connections.labels("idle").set(backend.store.pool.get_idle_size())
     response = web.Response(body=m.render())

@@ -99,6 +99,12 @@ class Metrics:
             "Analyses of finished games computed (each is kept: service/solver/analyses.py)",
             registry=self.registry,
         )
+        self.replays = Counter(
+            "solitaire_game_logs_replayed",
+            "Games read whole from their log, memory holding no copy of them",
+            registry=self.registry,
+        )
+        self._replays_seen = 0
 
         self._events: dict[str, Any] = {}  # each type's child, looked up once
 
@@ -111,6 +117,11 @@ class Metrics:
         if child is None:
             child = self._events[kind] = self.events.labels(kind)
         child.inc()
+
+    def replayed(self, count: int) -> None:
+        """The games read whole from their log so far (the backend counts them)."""
+        self.replays.inc(count - self._replays_seen)
+        self._replays_seen = count
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

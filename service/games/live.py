@@ -9,15 +9,19 @@ do. Where games are kept, and how fresh a copy is, is service/games/positions.py
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 from engine import Event, Game
 from engine.status import PLAYING
 from service.database.store import StoredEvent
 from service.games.times import finished_at_after, is_players, played_ms
+
+SLICE: Final = 200  # events: a longer log is replayed so many at a time, others served between
 
 
 @dataclass(slots=True)
@@ -72,3 +76,20 @@ def caught_up(live: LiveGame | None, newer: Sequence[StoredEvent]) -> LiveGame:
             last = played_ms(live.created_at, e.at, e.data)
     finished_at = finished_at_after(before, work.status, finished_at, write_at)
     return LiveGame(work, live.player_id, live.created_at, finished_at, live.race_id, last)
+
+
+async def caught_up_slices(live: LiveGame | None, newer: Sequence[StoredEvent]) -> LiveGame:
+    """:func:`caught_up`, about SLICE events at a time, the event loop free for other
+    requests between them. A slice ends where a write does (its events share their time,
+    which dates the game's end), so the slices add up to one replay."""
+    start = 0
+    while start < len(newer):
+        end = min(start + SLICE, len(newer))
+        while end < len(newer) and newer[end].at == newer[end - 1].at:
+            end += 1
+        live = caught_up(live, newer[start:end])
+        start = end
+        if start < len(newer):
+            await asyncio.sleep(0)
+    assert live is not None
+    return live

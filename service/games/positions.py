@@ -5,7 +5,9 @@ This instance keeps games (service/games/live.py: LiveGame) by (game id, version
 read that raced a write never puts an older copy back. :func:`fresh` gives the game in
 one call: memory's copy when that is fresh enough for the caller (a write judges on it,
 and judges again on the log before it refuses: service/games/write.py), else the log's
-latest, in one round trip: what memory holds plus any events appended since.
+latest, in one round trip: what memory holds plus any events appended since. A game's
+whole log is read by one request at a time: forty reads at once of a long game memory does
+not hold are one replay and thirty-nine reads of what followed it.
 """
 
 from __future__ import annotations
@@ -13,14 +15,13 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from typing import Final
+from collections.abc import Awaitable
+from typing import Any
 
 from service.base.backend import Backend
 from service.base.errors import NotFound
 from service.database.connections import DatabaseUnavailable, current_budget
-from service.games.live import LiveGame, caught_up
-
-REPLAY_INLINE: Final = 200  # events: a longer log is replayed in a thread, off the event loop
+from service.games.live import LiveGame, caught_up_slices
 
 
 def lock(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:
@@ -40,20 +41,30 @@ async def taken(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:
     wait for the database, and while that hangs a write queued behind five others still
     answers within DB_TIMEOUT."""
     held = lock(backend, game_id)
-    if not held.locked() or (budget := current_budget()) is None:
+    if not held.locked():
         await held.acquire()
-        return held
+    else:
+        await _waited(
+            held.acquire(),
+            "this game's earlier writes on this instance are still waiting for the database",
+        )
+    return held
+
+
+async def _waited(turn: Awaitable[Any], refusal: str) -> None:
+    """Wait for `turn`, a wait behind others who wait for the database, taken from the
+    request's budget as a wait for the database is (503 `refusal` once it is spent)."""
+    if (budget := current_budget()) is None:
+        await turn
+        return
     start = time.monotonic()
     try:
         async with asyncio.timeout(max(budget.left, 0)):
-            await held.acquire()
+            await turn
     except TimeoutError:
-        raise DatabaseUnavailable(
-            "this game's earlier writes on this instance are still waiting for the database"
-        ) from None
+        raise DatabaseUnavailable(refusal) from None
     finally:
         budget.left -= time.monotonic() - start
-    return held
 
 
 async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) -> LiveGame:
@@ -61,8 +72,39 @@ async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) ->
     another instance has announced a later seq; else the log's now, memory's copy caught
     up with the events appended since it (a write then does not meet the log's key)."""
     held = backend.games.get(game_id)
+    if held is None and (replay := backend.replays.get(game_id)) is not None:
+        # another request is reading the whole log: wait for it (once: its read is bounded
+        # by the database's timeout), then read what follows memory's copy (not its
+        # answer, which may come from before this request's time)
+        await asyncio.shield(replay)
+        held = backend.games.get(game_id)
     if held is not None and not from_log and not announced_past(backend, game_id, held.version):
         return held  # type: ignore[no-any-return]
+    if held is None and game_id not in backend.replays:
+        return await _replayed(backend, game_id)
+    return await _read(backend, game_id, held)
+
+
+async def _replayed(backend: Backend, game_id: uuid.UUID) -> LiveGame:
+    """The game's whole log read and replayed, by one request at a time (the others who
+    need the game meanwhile wait for it: :func:`fresh`), and a few games' at a time: the
+    event loop is not handed the rows of forty long logs at once, and other requests are
+    answered between them."""
+    backend.replays[game_id] = replay = asyncio.get_running_loop().create_future()
+    try:
+        await _waited(backend.whole_reads.acquire(), "other games' logs are still being read")
+        try:
+            return await _read(backend, game_id, None)
+        finally:
+            backend.whole_reads.release()
+    finally:
+        del backend.replays[game_id]
+        replay.set_result(None)
+
+
+async def _read(backend: Backend, game_id: uuid.UUID, held: LiveGame | None) -> LiveGame:
+    """The game as the log has it now: `held`, memory's copy, caught up with the events
+    since it, or with `held` None the whole log replayed."""
     epoch = backend.epoch()
     base = held
     while True:
@@ -77,15 +119,13 @@ async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) ->
             break
         base = None  # the log does not go on from memory's copy: replay it whole
         backend.games.drop(game_id)  # (and keep that, though older than memory's)
+    if base is None:
+        backend.logs_replayed += 1
     if base is None and not newer:
         raise NotFound(f"there is no game with id {game_id}")
     live = base
     if newer:
-        # (the thread yields the interpreter every few ms: other requests go on)
-        if len(newer) > REPLAY_INLINE:
-            live = await asyncio.to_thread(caught_up, base, newer)
-        else:
-            live = caught_up(base, newer)
+        live = await caught_up_slices(base, newer)
     assert live is not None
     # the log's latest under the listener's epoch, taken before the round trip that said
     # so, unless another instance announced more meanwhile (see known_version)

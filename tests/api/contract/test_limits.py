@@ -274,3 +274,22 @@ async def test_forty_analyses_of_the_longest_game_are_one_and_leave_health_answe
             assert await metric(session, base, "solitaire_analyses_computed_total") == 1
     finally:
         service.stop()
+
+
+async def test_forty_reads_of_a_long_game_memory_lacks_read_its_log_once(db_url: str) -> None:
+    """An instance that has never seen the longest game, asked for it forty times at once
+    (its view and its legal moves): one request reads the whole log and replays it, the
+    others wait for it and read what followed (nothing): one replay, not forty, and all
+    forty answer the game as the log has it. Forty reads of a game that does not exist
+    are forty 404s."""
+    _ada, gid = await longest_game(db_url)
+    async with instance(db_url) as fresh:
+        paths = [f"/v1/games/{gid}", f"/v1/games/{gid}/legal-moves"] * 20
+        answers = await asyncio.gather(*(fresh.get(path) for path in paths))
+        assert [r.status for r in answers] == [200] * 40
+        assert {(await r.json())["version"] for r in answers} == {5000}
+        r = await fresh.get("/metrics")
+        assert "solitaire_game_logs_replayed_total 1.0" in await r.text()
+        nobody = f"/v1/games/{uuid.uuid4()}"
+        answers = await asyncio.gather(*(fresh.get(nobody) for _ in range(40)))
+        assert [r.status for r in answers] == [404] * 40
