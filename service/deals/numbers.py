@@ -3,8 +3,9 @@ layouts, random solvable deals, of a grade or not."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from engine import VARIANTS, find_variant
 from engine import deals as engine_deals
@@ -12,6 +13,10 @@ from service.base.errors import BadRequest, Unprocessable
 from service.base.requests import whole_number
 from service.deals.grades import GRADES, DealGrades, grades
 from service.deals.table import table as deal_table
+
+# random deals are drawn from the system's source: Python's own generator can be told
+# from enough of its outputs, and a race's random deal is hidden until its start
+_DRAW: Final = random.SystemRandom()
 
 
 def deal_in_path(raw: str) -> int:
@@ -59,8 +64,8 @@ def random_deal(variant: str, grade: str | None = None) -> int:
     """A deal known to be solvable (service/deals/tables), of that grade when one is named
     (service/deals/grades)."""
     if grade is not None:
-        return of_grade(variant, grade, lambda graded: graded.random_deal(grade))
-    return deal_table(variant).random_deal()
+        return of_grade(variant, grade, lambda graded: graded.random_deal(grade, _DRAW))
+    return deal_table(variant).random_deal(_DRAW)
 
 
 def of_grade(variant: str, grade: str, pick: Callable[[DealGrades], int]) -> int:

@@ -131,3 +131,18 @@ def test_learned_verdicts_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         t.learned.clear()
         t.learned.update(before)
+
+
+def test_random_deals_do_not_come_from_pythons_own_generator() -> None:
+    """Python's generator can be told from enough of its outputs (a race's random deal is
+    hidden until its start): the service's random deals leave its state untouched, and
+    the same seed does not give the same deals."""
+    from service.deals.numbers import random_deal
+
+    drawn = []
+    for _ in range(2):
+        random.seed(617)
+        state = random.getstate()
+        drawn.append([random_deal("freecell"), random_deal("freecell", "hard")])
+        assert random.getstate() == state
+    assert drawn[0] != drawn[1]
