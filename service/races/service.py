@@ -57,8 +57,8 @@ DUE_SQL: Final = (
 RACE_OF_GAMES_PLAYER_SQL: Final = (
     "SELECT r.id FROM games g JOIN race_players p ON p.player_id = g.player_id"
     " JOIN races r ON r.id = p.race_id AND r.variant = g.variant AND r.deal = g.deal"
-    " WHERE g.id = $1 AND (r.status = 'running'"
-    "  OR (r.status = 'open' AND r.starts_at <= clock_timestamp())) LIMIT 1"
+    " WHERE g.id = $1 AND (r.status = 'running' OR (r.status = 'open'"
+    "  AND (r.starts_at <= clock_timestamp() OR r.creator_id = g.player_id))) LIMIT 1"
 )
 JOIN_REFUSALS: Final = {
     "started": "the race has started (or is over): join a race before its start",
@@ -184,7 +184,9 @@ async def refuse_while_its_player_races(
     backend: Backend, game_id: uuid.UUID, what: str
 ) -> None:
     """Forbidden when the game's player races on its deal (its variant and number) in a
-    running race (one whose start has come, even if no clock has started it yet): `what`
+    running race (one whose start has come, even if no clock has started it yet), or
+    created a race on that deal that has not started (its creator chose the deal; the
+    others are not shown it until the start, and a refusal would tell them): `what`
     (hints, analyses) of any game of theirs would help them there. One query, which needs
     no replay of the game."""
     async with backend.store.connection() as conn:

@@ -258,3 +258,21 @@ async def test_a_race_whose_start_has_come_refuses_hints_before_any_clock_starts
         )
         problem = await call(c, "POST", f"/v1/games/{side['id']}/hint", ada, {}, 403)
         assert f"races on this deal in race {race['id']}" in problem["detail"]
+
+
+async def test_the_creator_of_a_race_on_a_deal_they_chose_gets_no_hint_on_it_before_it(
+    client: TestClient,
+) -> None:
+    """The creator chose the deal: from the race's creation, a game of their own of that
+    deal gets no hint (403). A player who joined is not shown the deal before the start, so
+    a refusal would tell it them: their hints are answered until then."""
+    deal, _line = shortest("freecell")
+    ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+    race = await new_race(client, ada, deal=deal, autoplay=False, max_players=2)
+    await call(client, "POST", f"/v1/races/{race['id']}/join", bob)
+    assert (await call(client, "GET", f"/v1/races/{race['id']}"))["deal"] is None
+    adas = await new_game(client, ada, deal=deal, autoplay=False)
+    problem = await call(client, "POST", f"/v1/games/{adas['id']}/hint", ada, {}, 403)
+    assert f"races on this deal in race {race['id']}" in problem["detail"]
+    bobs = await new_game(client, bob, deal=deal, autoplay=False)
+    assert (await ask_hint(client, bob, bobs["id"]))["verdict"] == "winnable"
