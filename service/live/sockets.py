@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import struct
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -31,6 +32,7 @@ FAREWELL_SECONDS = 2.0
 # instead of as megabytes parked in the transport
 WRITE_BUFFER = 16 * 1024
 INTERNAL_ERROR = 1011
+LINGER_NOT = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: a close is a reset
 # a client's message of up to 4 KiB is read (and ignored); a longer one closes the socket
 # with 1009 (aiohttp refuses a message of max_msg_size bytes or more)
 MAX_MESSAGE = 4 * 1024 + 1
@@ -84,7 +86,7 @@ async def serve(
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         if reading.done():
-            return  # the client left
+            return  # the client left, or sent no pong in time
         if not sending.done():
             # the subscription ended: what is being sent goes out first, not cancelled
             # halfway (aiohttp's connection has one drain waiter, which a send cancelled
@@ -104,6 +106,22 @@ async def serve(
         for t in tasks:
             t.cancel()
         await asyncio.wait(tasks)
+        await _taken_or_cut(request)
+
+
+async def _taken_or_cut(request: web.Request) -> None:
+    """The stream is over: what is still to be sent (the last events, the farewell, the
+    close frame) is taken by the client within FAREWELL_SECONDS, or the connection is cut.
+    (A close, aiohttp's when a pong does not come or its own after the farewell, sends
+    what waits first: forever, to a client that takes nothing.)"""
+    transport = request.transport
+    deadline = asyncio.get_running_loop().time() + FAREWELL_SECONDS
+    while transport is not None and transport.get_write_buffer_size():
+        if asyncio.get_running_loop().time() >= deadline:
+            log.info("stream: cutting a connection that took nothing for %g s", FAREWELL_SECONDS)
+            abort(request)
+            return
+        await asyncio.sleep(FAREWELL_SECONDS / 20)
 
 
 # reads `limit` events of the log after a seq, oldest first
@@ -178,5 +196,14 @@ async def farewell(
 
 
 def abort(request: web.Request) -> None:
-    if request.transport is not None:
-        request.transport.abort()
+    """Cut the connection at once: a reset, whatever is still to send dropped (a close
+    would send it first, and a client that takes nothing would hold the connection for as
+    long as it likes, and the kernel's buffers with it)."""
+    transport = request.transport
+    if transport is None:
+        return
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_NOT)
+    transport.abort()

@@ -209,3 +209,38 @@ async def test_a_subscriber_reading_a_long_log_is_not_taken_for_one_behind(db_ur
         slow.close()
         assert seqs == [e["seq"] for e in stored]
         assert not sub.ended.is_set()
+
+
+async def test_a_client_that_takes_nothing_is_cut_off(db_url: str) -> None:
+    """A subscriber that reads nothing, with events waiting for it: the heartbeat gets no
+    pong, or its queue overflows, and the service cuts the connection (a reset) once it
+    has taken nothing for FAREWELL_SECONDS, rather than close it after sending what
+    waits, which such a client never takes: no connection is left to the instance."""
+    await stalled_subscriber_cut(db_url, "ada", {"ws_heartbeat": 0.2, "ws_queue": 100_000})
+    await stalled_subscriber_cut(db_url, "bob", {"ws_queue": 50})
+
+
+async def stalled_subscriber_cut(db_url: str, name: str, overrides: dict[str, object]) -> None:
+    async with instances(db_url, overrides) as (a,):
+        ada = await new_player(a, name)
+        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+        r = await a.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"},
+                         headers=auth(ada))
+        assert r.status == 201
+        stalled = await RawSubscriber.connect(a.server, f"/v1/games/{gid}/stream")
+        streams = a.app[STREAMS_KEY]
+        await wait_for(lambda: len(streams) == 1, "the subscriber")
+        # undo and redo: more than its socket's buffers take, until it is dropped
+        writes = 0
+        while streams and writes < 3000:
+            for action in ("undo", "redo"):
+                r = await a.post(f"/v1/games/{gid}/{action}", json={}, headers=auth(ada))
+                assert r.status == 201
+                writes += 1
+        await wait_for(lambda: not streams, f"{name}: the stalled subscriber to be dropped", 10)
+        server = a.server.runner.server  # type: ignore[union-attr]
+        # (a's own client keeps its connection: the stalled one's is gone)
+        await wait_for(lambda: len(server.connections) <= 1, f"{name}: the connection cut", 10)
+        frames = await stalled.rest()
+        stalled.close()
+        assert 8 not in [op for op, _ in frames], name  # no close frame: a reset
