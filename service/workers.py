@@ -25,6 +25,10 @@ log = logging.getLogger("service")
 # with their listeners stay well inside PostgreSQL's default max_connections (100)
 MAX_DEFAULT_WORKERS = 4
 LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})
+# a worker that exits this soon after its start could not start; while another serves, it
+# is started again after 1, 3, 7, … seconds, at most RESTART_MAX_S
+QUICK_EXIT_S = 5.0
+RESTART_MAX_S = 30.0
 
 
 def database_is_local(database_url: str | None) -> bool:
@@ -90,7 +94,8 @@ def _exit_with_parent(parent: int) -> None:
 def supervise(settings: Settings, workers: int) -> int:
     """WORKERS service processes on one port (SO_REUSEPORT: the kernel spreads the
     connections); each judges by the log, so they are correct together, as several
-    instances are.  A worker that dies is started again; SIGTERM or SIGINT stops them all."""
+    instances are.  A worker that dies is started again (one that cannot start, while
+    another serves, again and again: QUICK_EXIT_S); SIGTERM or SIGINT stops them all."""
     ctx = multiprocessing.get_context("spawn")
     me = os.getpid()
     limits = SharedSlots.create()  # the rate counters, one table for all the workers
@@ -115,17 +120,31 @@ def supervise(settings: Settings, workers: int) -> int:
     for proc in procs:
         proc.start()
     started = [time.monotonic()] * workers
+    quick_exits = [0] * workers  # in a row, each within QUICK_EXIT_S of its start
+    due: list[float | None] = [None] * workers  # when a dead worker starts again
     while not stopping:
+        now = time.monotonic()
         for i, proc in enumerate(procs):
-            if not proc.is_alive() and not stopping:
+            if stopping:
+                break
+            if due[i] is None and not proc.is_alive():
                 log.error("worker %s exited (%s)", proc.pid, proc.exitcode)
-                if time.monotonic() - started[i] < 5:  # it cannot start: give up, loudly
+                quick = now - started[i] < QUICK_EXIT_S
+                if quick and not any(p.is_alive() for p in procs):
+                    # none serves, and this one cannot start: give up, loudly
                     stop(signal.SIGTERM, None)
                     failed = True
                     break
+                # one that cannot start while another serves (its pool needs the database,
+                # which may be away) is tried again, less and less often
+                quick_exits[i] = quick_exits[i] + 1 if quick else 0
+                due[i] = now + min(RESTART_MAX_S, 2.0 ** quick_exits[i] - 1)
+                if quick:
+                    log.error("worker %s: starting it again in %.0f s", i, due[i] - now)
+            elif (when := due[i]) is not None and now >= when:
                 procs[i] = start(i)  # in the dead one's place: it forgets its connections
                 procs[i].start()
-                started[i] = time.monotonic()
+                started[i], due[i] = now, None
         time.sleep(0.2)
     for proc in procs:
         proc.join(15)

@@ -1,0 +1,46 @@
+"""The supervisor of WORKERS processes: a worker killed while the database is away cannot
+start again until it is back (its pool needs it); the supervisor keeps the other worker
+serving and tries again, less and less often, and once the database is back both serve."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.database.embedded import EmbeddedPostgres
+
+from .helpers import ServiceProcess, migrated_database, private_postgres, until
+from .test_connections import workers
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[EmbeddedPostgres]:
+    with private_postgres() as pg:
+        yield pg
+
+
+async def test_a_worker_that_cannot_start_while_the_database_is_away_is_tried_again(
+    own_postgres: EmbeddedPostgres, tmp_path: Path
+) -> None:
+    url = await migrated_database(own_postgres, "workers")
+    svc = ServiceProcess(url, tmp_path / "service.log", WORKERS="2", SOLVER_PREFETCH="false")
+    try:
+        svc.start()
+        await svc.ready()
+        await until(lambda: len(workers(svc)) == 2, 30, "two workers")
+        await asyncio.to_thread(own_postgres.stop, "fast")
+        os.kill(workers(svc)[0], signal.SIGKILL)
+        # its replacement exits at once, and again: the supervisor stays, with the other
+        await until(lambda: svc.output().count("starting it again") >= 2, 30,
+                    "the replacement tried again")
+        assert svc.proc is not None and svc.proc.poll() is None, svc.output()[-3000:]
+        await asyncio.to_thread(own_postgres.restart)
+        await svc.ready()
+        await until(lambda: len(workers(svc)) == 2, 60, "two workers again")
+    finally:
+        svc.stop()
