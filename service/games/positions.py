@@ -73,24 +73,27 @@ async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) ->
     up with the events appended since it (a write then does not meet the log's key)."""
     held = backend.games.get(game_id)
     if held is None and (replay := backend.replays.get(game_id)) is not None:
-        # another request is reading the whole log: wait for it (once: its read is bounded
-        # by the database's timeout), then read what follows memory's copy (not its
-        # answer, which may come from before this request's time)
-        await asyncio.shield(replay)
+        # another request is reading the whole log: wait for it (from this request's
+        # budget), then read what follows memory's copy (not its answer, which may come
+        # from before this request's time)
+        await _waited(asyncio.shield(replay), "this game's log is still being read")
         held = backend.games.get(game_id)
     if held is not None and not from_log and not announced_past(backend, game_id, held.version):
         return held  # type: ignore[no-any-return]
-    if held is None and game_id not in backend.replays:
+    if held is None:
         return await _replayed(backend, game_id)
     return await _read(backend, game_id, held)
 
 
 async def _replayed(backend: Backend, game_id: uuid.UUID) -> LiveGame:
     """The game's whole log read and replayed, by one request at a time (the others who
-    need the game meanwhile wait for it: :func:`fresh`), and a few games' at a time: the
-    event loop is not handed the rows of forty long logs at once, and other requests are
-    answered between them."""
-    backend.replays[game_id] = replay = asyncio.get_running_loop().create_future()
+    need the game meanwhile wait for it: :func:`fresh`; after a read that failed, each
+    reads it, in turn), and a few games' at a time: the event loop is not handed the rows
+    of forty long logs at once, and other requests are answered between them."""
+    replay = backend.replays.get(game_id)
+    mine = replay is None
+    if replay is None:
+        backend.replays[game_id] = replay = asyncio.get_running_loop().create_future()
     try:
         await _waited(backend.whole_reads.acquire(), "other games' logs are still being read")
         try:
@@ -98,8 +101,9 @@ async def _replayed(backend: Backend, game_id: uuid.UUID) -> LiveGame:
         finally:
             backend.whole_reads.release()
     finally:
-        del backend.replays[game_id]
-        replay.set_result(None)
+        if mine:
+            del backend.replays[game_id]
+            replay.set_result(None)
 
 
 async def _read(backend: Backend, game_id: uuid.UUID, held: LiveGame | None) -> LiveGame:
