@@ -10,7 +10,7 @@ from service.base import logs
 from service.base.settings import Settings
 from service.database.embedded import resolve_database_url, stop_embedded
 from service.database.migrate import schema_behind, upgrade
-from service.database.probe import transaction_pooler
+from service.database.probe import transaction_pooler, wait_for_database
 from service.workers import default_workers, serve, supervise
 
 UNTOLD_POOLER = (
@@ -42,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 2
     url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
+    if (unanswered := asyncio.run(wait_for_database(url, settings.db_start_wait_s))) is not None:
+        print(f"the database does not answer ({unanswered}): check DATABASE_URL, or that"
+              " PostgreSQL runs and takes connections", file=sys.stderr)
+        return 2
     if not settings.pooled and asyncio.run(transaction_pooler(url)):
         print(UNTOLD_POOLER, file=sys.stderr)
         return 2

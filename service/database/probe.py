@@ -1,4 +1,5 @@
-"""Whether DATABASE_URL leads to a pooler in transaction mode, asked once at the start.
+"""At the start: waiting for the database to answer (wait_for_database), then whether
+DATABASE_URL leads to a pooler in transaction mode, asked once (transaction_pooler).
 
 Directly, or through a pooler in session mode (or any proxy that gives a client one server
 connection for its whole session), a client connection runs every transaction on one
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from urllib.parse import urlsplit
 
 import asyncpg
 
@@ -24,6 +27,37 @@ log = logging.getLogger("service.database")
 
 ANSWER_S = 3.0  # what the first client's questions wait for at most
 HOLD_S = 1.0  # what the others wait for a server connection
+TELL_S = 10.0  # how often a start that waits for the database says so
+
+
+async def wait_for_database(dsn: str, seconds: float) -> str | None:
+    """Ask the database until it answers, for at most `seconds` (a service started with
+    it, or while it restarts, waits for it, saying so every TELL_S): None once it answers,
+    else what it last said."""
+    deadline = time.monotonic() + seconds
+    told = 0.0
+    while True:
+        try:
+            conn = await asyncio.wait_for(asyncpg.connect(dsn, statement_cache_size=0), ANSWER_S)
+            try:
+                await asyncio.wait_for(conn.fetchval("SELECT 1"), ANSWER_S)
+                return None
+            finally:
+                conn.terminate()
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if isinstance(exc, asyncpg.InvalidAuthorizationSpecificationError
+                          | asyncpg.InvalidPasswordError | asyncpg.InvalidCatalogNameError):
+                return problem  # (waiting will not change that)
+            now = time.monotonic()
+            if now >= deadline:
+                return problem
+            if now - told >= TELL_S:
+                where = urlsplit(dsn)
+                log.warning("waiting for the database at %s:%s (%s); %.0f s more at most",
+                            where.hostname, where.port or 5432, problem, deadline - now)
+                told = now
+            await asyncio.sleep(min(1.0, max(0.0, deadline - now)))
 
 
 async def transaction_pooler(dsn: str) -> bool | None:

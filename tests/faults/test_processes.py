@@ -1,6 +1,8 @@
-"""The supervisor of WORKERS processes: a worker killed while the database is away cannot
-start again until it is back (its pool needs it); the supervisor keeps the other worker
-serving and tries again, less and less often, and once the database is back both serve."""
+"""The service's processes while the database is away: `python -m service run` started
+before it waits for it (DB_START_WAIT_S), then serves, or says why it gives up (exit 2);
+and under the supervisor of WORKERS processes, a worker killed meanwhile cannot start
+again until it is back (its pool needs it): the supervisor keeps the other worker serving
+and tries again, less and less often, and once the database is back both serve."""
 
 from __future__ import annotations
 
@@ -42,5 +44,30 @@ async def test_a_worker_that_cannot_start_while_the_database_is_away_is_tried_ag
         await asyncio.to_thread(own_postgres.restart)
         await svc.ready()
         await until(lambda: len(workers(svc)) == 2, 60, "two workers again")
+    finally:
+        svc.stop()
+
+
+async def test_a_start_waits_for_the_database_then_serves(
+    own_postgres: EmbeddedPostgres, tmp_path: Path
+) -> None:
+    url = await migrated_database(own_postgres, "start")
+    await asyncio.to_thread(own_postgres.stop, "fast")
+    svc = ServiceProcess(url, tmp_path / "service.log", SOLVER_PREFETCH="false")
+    try:
+        svc.start()
+        await until(lambda: "waiting for the database" in svc.output(), 30, "it to wait")
+        await asyncio.to_thread(own_postgres.restart)
+        await svc.ready()
+    finally:
+        svc.stop()
+    # a database that does not come in time: exit 2, saying so, no traceback
+    await asyncio.to_thread(own_postgres.stop, "fast")
+    svc = ServiceProcess(url, tmp_path / "gone.log", DB_START_WAIT_S="1")
+    try:
+        svc.start()
+        assert await svc.exited(30) == 2
+        assert "the database does not answer" in svc.output()
+        assert "Traceback" not in svc.output()
     finally:
         svc.stop()
