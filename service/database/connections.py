@@ -218,11 +218,18 @@ async def transaction(
     """A transaction on `conn` whose BEGIN, COMMIT and ROLLBACK wait at most `timeout`,
     as its statements do (asyncpg's own `transaction()` sends them under the pool's
     command timeout, 30 s, which a hung server made a request wait out). A connection
-    whose ROLLBACK did not come through is closed, never pooled mid-transaction."""
+    whose statement timed out is closed, not rolled back (which would wait as long again:
+    the request would take twice DB_TIMEOUT); so is one whose ROLLBACK did not come
+    through: never pooled mid-transaction."""
     begin = "BEGIN" + (" ISOLATION LEVEL REPEATABLE READ" if repeatable_read else "")
     await conn.execute(begin + (" READ ONLY" if read_only else ""), timeout=timeout)
     try:
         yield
+    except TimeoutError:
+        # a statement waited its time out: the server hangs, or a lock holds it, and a
+        # ROLLBACK would wait as long again; the closed connection rolls it back
+        conn.terminate()
+        raise
     except BaseException:
         try:
             await conn.execute("ROLLBACK", timeout=timeout)
