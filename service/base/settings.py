@@ -38,8 +38,8 @@ class Settings(BaseSettings):
     write_lanes: int = Field(default=4, ge=1)
     # seconds a request waits for the database before answering 503
     db_timeout: float = 5.0
-    # seconds `run` and `migrate` wait at their start for a database that does not answer
-    # (started with the service, restarting), before they give up with exit status 2
+    # seconds `run`, `migrate` and `verify` wait at their start for a database that does
+    # not answer (started with the service, restarting), then give up with exit status 2
     db_start_wait_s: float = Field(default=60.0, ge=0)
     max_body_bytes: int = 64 * 1024
     # seconds a request's headers and body may take to arrive, from its first byte: past
