@@ -25,8 +25,9 @@ log = logging.getLogger("service")
 # with their listeners stay well inside PostgreSQL's default max_connections (100)
 MAX_DEFAULT_WORKERS = 4
 LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})
-# a worker that exits this soon after its start could not start; while another serves, it
-# is started again after 1, 3, 7, … seconds, at most RESTART_MAX_S
+# a worker that exits this soon after its start could not start: at the service's start,
+# the supervisor gives up; once a worker has lived this long, it is started again after 1,
+# 3, 7, … seconds, at most RESTART_MAX_S
 QUICK_EXIT_S = 5.0
 RESTART_MAX_S = 30.0
 
@@ -94,8 +95,8 @@ def _exit_with_parent(parent: int) -> None:
 def supervise(settings: Settings, workers: int) -> int:
     """WORKERS service processes on one port (SO_REUSEPORT: the kernel spreads the
     connections); each judges by the log, so they are correct together, as several
-    instances are.  A worker that dies is started again (one that cannot start, while
-    another serves, again and again: QUICK_EXIT_S); SIGTERM or SIGINT stops them all."""
+    instances are.  A worker that dies is started again (one that cannot start, once the
+    service has served, again and again: QUICK_EXIT_S); SIGTERM or SIGINT stops them all."""
     ctx = multiprocessing.get_context("spawn")
     me = os.getpid()
     limits = SharedSlots.create()  # the rate counters, one table for all the workers
@@ -122,21 +123,24 @@ def supervise(settings: Settings, workers: int) -> int:
     started = [time.monotonic()] * workers
     quick_exits = [0] * workers  # in a row, each within QUICK_EXIT_S of its start
     due: list[float | None] = [None] * workers  # when a dead worker starts again
+    established = False  # whether a worker has lived QUICK_EXIT_S: the service can start
     while not stopping:
         now = time.monotonic()
         for i, proc in enumerate(procs):
             if stopping:
                 break
-            if due[i] is None and not proc.is_alive():
+            if due[i] is None and proc.is_alive() and now - started[i] >= QUICK_EXIT_S:
+                established = True
+            elif due[i] is None and not proc.is_alive():
                 log.error("worker %s exited (%s)", proc.pid, proc.exitcode)
                 quick = now - started[i] < QUICK_EXIT_S
-                if quick and not any(p.is_alive() for p in procs):
-                    # none serves, and this one cannot start: give up, loudly
+                if quick and not established:
+                    # none could start in the first place: give up, loudly
                     stop(signal.SIGTERM, None)
                     failed = True
                     break
-                # one that cannot start while another serves (its pool needs the database,
-                # which may be away) is tried again, less and less often
+                # one that cannot start once the service has served (its pool needs the
+                # database, which may be away) is tried again, less and less often
                 quick_exits[i] = quick_exits[i] + 1 if quick else 0
                 due[i] = now + min(RESTART_MAX_S, 2.0 ** quick_exits[i] - 1)
                 if quick:

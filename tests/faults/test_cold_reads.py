@@ -8,10 +8,8 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from collections.abc import Iterator
 
 import aiohttp
-import pytest
 from aiohttp.test_utils import TestServer
 
 from service.app import create_app
@@ -19,16 +17,11 @@ from service.database.embedded import EmbeddedPostgres
 
 from ..api.contract.test_limits import longest_game
 from ..conftest import make_settings
-from .helpers import migrated_database, private_postgres, signal_all
+from .helpers import migrated_database, signal_all
 
 DB_TIMEOUT = 2.0
 READS = 10
 
-
-@pytest.fixture
-def own_postgres() -> Iterator[EmbeddedPostgres]:
-    with private_postgres() as pg:
-        yield pg
 
 
 async def test_reads_of_a_long_game_waiting_for_one_replay_keep_to_their_budget(

@@ -4,22 +4,14 @@ connection free, and not what an old connection says after the server restarted.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
-import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
 from service.base.keys import BACKEND_KEY
 from service.database.embedded import EmbeddedPostgres
 from tests.conftest import make_settings
-from tests.faults.helpers import migrated_database, private_postgres
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[EmbeddedPostgres]:
-    with private_postgres() as pg:
-        yield pg
+from tests.faults.helpers import migrated_database
 
 
 async def test_health_answers_while_every_pooled_connection_is_taken(db_url: str) -> None:

@@ -25,7 +25,7 @@ import signal
 import time
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +50,6 @@ from .helpers import (
     migrated_database,
     player_moves,
     postgres_processes,
-    private_postgres,
     signal_all,
     until,
 )
@@ -66,11 +65,6 @@ DB_TIMEOUT = 1.0
 # the pool in the background: the refusal does not wait for the server's cancel)
 FEW_SECONDS = DB_TIMEOUT + 1.0
 
-
-@pytest.fixture
-def own_postgres() -> Iterator[EmbeddedPostgres]:
-    with private_postgres() as pg:
-        yield pg
 
 
 @dataclass

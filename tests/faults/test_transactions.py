@@ -8,26 +8,19 @@ import asyncio
 import signal
 import time
 import uuid
-from collections.abc import Iterator
 
 import aiohttp
 import asyncpg
-import pytest
 from aiohttp.test_utils import TestServer
 
 from service.app import create_app
 from service.database.embedded import EmbeddedPostgres, asyncpg_dsn
 
 from ..conftest import make_settings
-from .helpers import migrated_database, private_postgres, signal_all
+from .helpers import migrated_database, signal_all
 
 DB_TIMEOUT = 2.0
 
-
-@pytest.fixture
-def own_postgres() -> Iterator[EmbeddedPostgres]:
-    with private_postgres() as pg:
-        yield pg
 
 
 async def test_a_transaction_that_meets_a_hung_database_answers_within_its_budget(
