@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
+from pathlib import Path
 
 import asyncpg
 from alembic import context
@@ -11,8 +13,14 @@ from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from service.database.embedded import asyncpg_dsn, sqlalchemy_url
-from service.database.tables import metadata
+# the migrations' own helpers (migrations/keys.py) are imported as `migrations.…`, from
+# whichever folder the command runs in
+_HOME = str(Path(__file__).resolve().parent.parent)
+if _HOME not in sys.path:
+    sys.path.insert(0, _HOME)
+
+from service.database.embedded import asyncpg_dsn, sqlalchemy_url  # noqa: E402
+from service.database.tables import metadata  # noqa: E402
 
 config = context.config
 target_metadata = metadata

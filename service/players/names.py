@@ -29,7 +29,7 @@ the other's unique violation is the 409 `name-taken` (unique_name).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final
 
@@ -98,19 +98,6 @@ def glyph_key(name: str) -> str:
     that look alike, where a symbol's compatibility form is another letter than the one
     it is drawn as (`ϲ`, `ſ`)."""
     return _FOLD.normalize(_skeleton(_plain(name)))
-
-
-def held_keys(names: Iterable[str], key: Callable[[str], str]) -> list[str | None]:
-    """Each name's key, for names oldest first: None where an older name holds it (the
-    migrations that give existing players their keys: the oldest of lookalikes keeps the
-    key, the others keep their names without it)."""
-    seen: set[str] = set()
-    keys: list[str | None] = []
-    for name in names:
-        k = key(name)
-        keys.append(None if k in seen else k)
-        seen.add(k)
-    return keys
 
 
 def marked(name: str) -> str | None:

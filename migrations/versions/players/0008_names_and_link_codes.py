@@ -2,10 +2,9 @@
 
 - `players.name_key`: what the name looks like (service/players/names.py: NFKC_Casefold,
   then the confusable skeleton of Unicode TS #39), under a UNIQUE index, so that no two
-  players' names look alike, even when created at once. Existing players get theirs here,
-  computed in Python with the service's own function; where existing names look alike,
-  the oldest player (by created_at, then id) keeps the key and the others' stay NULL
-  (they keep their names).
+  players' names look alike, even when created at once. Existing players get theirs here
+  (migrations/keys.py: the oldest of lookalikes keeps the key; the others keep their
+  names).
 - `link_codes.token_id`: the device token that made the code; signing it out cancels
   the code. Codes are now stored as HMAC-SHA256 under a server key instead of a plain
   SHA-256: the codes stored the old way (they live ten minutes) are dropped.
@@ -20,37 +19,18 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from service.players.names import held_keys, name_key
+from migrations.keys import give_keys
+from service.players.names import name_key
 
 revision = "0008"
 down_revision = "0007"
 branch_labels = None
 depends_on = None
 
-BATCH = 5000
-
-
-def _backfill_name_keys() -> None:
-    bind = op.get_bind()
-    rows = bind.execute(sa.text("SELECT id, name FROM players ORDER BY created_at, id")).all()
-    held = held_keys([name for _, name in rows], name_key)
-    # (a younger lookalike keeps its name, without a key)
-    ids = [player_id for (player_id, _), key in zip(rows, held, strict=True) if key is not None]
-    keys = [key for key in held if key is not None]
-    update = sa.text(
-        "UPDATE players p SET name_key = k.key"
-        " FROM unnest(CAST(:ids AS uuid[]), CAST(:keys AS text[])) AS k(id, key)"
-        " WHERE p.id = k.id"
-    )
-    for start in range(0, len(ids), BATCH):
-        bind.execute(
-            update, {"ids": ids[start:start + BATCH], "keys": keys[start:start + BATCH]}
-        )
-
 
 def upgrade() -> None:
     op.add_column("players", sa.Column("name_key", sa.Text(), nullable=True))
-    _backfill_name_keys()
+    give_keys(op.get_bind(), {"name_key": name_key})
     op.create_index("players_name_key", "players", ["name_key"], unique=True)
     op.execute("DELETE FROM link_codes")
     op.add_column(
