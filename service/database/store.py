@@ -1,19 +1,18 @@
 """The event store on asyncpg: append (one round trip, writes grouped over a few lanes
 under load), read, and the projection.
 
-The driver's errors are translated in connection(), into those of connections.py: a
-duplicate (game_id, seq) is a VersionConflict (as is a write record_events finds stale,
-in _recorded), a lost connection DatabaseUnavailable."""
+Its statements get their connections from service/database/sessions.py, which translates
+the driver's errors into those of connections.py: a duplicate (game_id, seq) is a
+VersionConflict (as is a write record_events finds stale, in _recorded), a lost connection
+DatabaseUnavailable."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,17 +20,13 @@ from typing import Any
 import asyncpg
 
 from service.database.connections import (
-    BROKEN,
-    CONNECTION_ERRORS,
-    LOST_STATEMENTS,
-    POOLER_HINT,
     DatabaseUnavailable,
     StoreError,
     VersionConflict,
     current_budget,
     json_text,
-    release_later,
 )
+from service.database.sessions import Sessions
 from service.database.statements import (
     RECORD_MANY_SQL,
     RECORD_SQL,
@@ -41,8 +36,6 @@ from service.database.statements import (
     payloads,
     stored_answer,
 )
-
-log = logging.getLogger(__name__)
 
 __all__ = ["EventStore", "Recorded", "Replayed", "StoredEvent"]
 
@@ -71,7 +64,7 @@ def _fail(done: asyncio.Future[Recorded], exc: BaseException) -> None:
         done.set_exception(exc)
 
 
-class EventStore:
+class EventStore(Sessions):
     """Reads and appends game events; every call is one round trip."""
 
     def __init__(
@@ -81,8 +74,7 @@ class EventStore:
         min_median_move_ms: int = 200,
         write_lanes: int = 4,
     ) -> None:
-        self.pool = pool
-        self.db_timeout = timeout
+        super().__init__(pool, timeout)
         # a win whose player's median time between moves is shorter is unverified
         self.min_median_move_ms = min_median_move_ms
         # Writes go to the database over at most `write_lanes` connections at once. A write
@@ -94,70 +86,11 @@ class EventStore:
         self._waiting: list[_Write] = []
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
-        self._releases: set[asyncio.Future[None]] = set()  # connections going back late
         # the first line of this instance's NOTIFY payloads, and its next beat line when
         # due (live/beats.py), set by the live-event hub when it listens through PostgreSQL:
         # each write tells the other instances of itself in its own transaction; None:
         self.sender: str | None = None  # they are told otherwise (the broker) or not
         self.beat: Callable[[], str | None] | None = None
-
-    @property
-    def timeout(self) -> float:
-        """What the next wait for the database may take: DB_TIMEOUT, or what is left of
-        the current request's budget (connections.Budget) when that is less;
-        DatabaseUnavailable once the request has waited its budget out."""
-        budget = current_budget()
-        if budget is None:
-            return self.db_timeout
-        if budget.left <= 0:
-            raise DatabaseUnavailable(
-                f"this request has waited {self.db_timeout:g} s (DB_TIMEOUT) for the"
-                " database already"
-            )
-        return min(self.db_timeout, budget.left)
-
-    @asynccontextmanager
-    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
-        """A pooled connection; driver errors come out translated.
-
-        Both steps are bounded by the store's timeout: getting a connection (which may mean
-        connecting anew, as the pool reconnects on acquire) and each statement (its
-        `timeout=`); the time the connection is held is taken from the request's budget.
-        No asyncio.timeout around the whole: a task cancelled mid-statement makes
-        asyncpg's release wait, unbounded, for the server to confirm the cancel, which a
-        hung server never does; its own statement timeout does not, and the connection of
-        a statement that timed out goes back to the pool in the background."""
-        budget = current_budget()
-        start = time.monotonic()
-        try:
-            conn = await self.pool.acquire(timeout=self.timeout)
-            later = False  # whether the connection goes back to the pool in the background
-            if budget is not None:
-                now = time.monotonic()
-                budget.left -= now - start
-                start = now
-            try:
-                yield conn
-            except BROKEN:
-                conn.terminate()
-                raise
-            except TimeoutError:  # the request is answered now (connections.release_later)
-                release_later(self.pool, conn, self._releases)
-                later = True
-                raise
-            finally:
-                if not later:
-                    await self.pool.release(conn)
-        except asyncpg.exceptions.UniqueViolationError as exc:
-            raise VersionConflict(str(exc)) from exc
-        except CONNECTION_ERRORS as exc:
-            raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
-        except LOST_STATEMENTS:
-            log.error(POOLER_HINT)
-            raise
-        finally:
-            if budget is not None:
-                budget.left -= time.monotonic() - start
 
     async def record(
         self,
@@ -198,7 +131,8 @@ class EventStore:
         appends nothing and the others commit; if one collides in the insert itself (a
         writer committed after record_events read the version), each goes again alone.
         `alone` keeps a write out of batches (a race's game, whose write may end the race and
-        take the locks of its other games).
+        take the locks of its other games), as does the game's locked transaction, which
+        the write commits.
         `assisted` is the engine's flag (GameRecord.assisted), which the projection keeps and
         the boards go by; None leaves the game's as it was (false for a new game).
         `notice`, the lines the other instances are told by NOTIFY at the commit (with
@@ -209,6 +143,10 @@ class EventStore:
             undos, hints, foundation_cards, finish, key, request_hash, http_status,
             None if response is None else json_text(response), assisted,  # (stored_answer)
         )  # fmt: skip
+        if self.locking():  # in the game's locked transaction (Sessions.locked): its COMMIT
+            recorded = await self._record_one(args, list(notice))
+            await self.commit_locked()
+            return recorded
         if alone or (self._busy_lanes < self.write_lanes and not self._waiting):
             self._busy_lanes += 1
             try:

@@ -11,12 +11,16 @@ Memory is a cache, the log is the truth: a write is never refused on the strengt
 memory alone. When the copy in memory says no (the engine refuses the move, undo or redo,
 or the client's `expected_version` is ahead of it), the log is read once and the request
 judged again; a write that collides with another instance's (the key (game id, seq) is
-taken) is judged again on the log too.
+taken) is judged again on the log too. A write that collided twice (the other instance's
+copy is current, and it writes in one round trip where this one needs two) reads, judges
+and commits under the game's locks: no other write of the game lands meanwhile, and a
+move sent without `expected_version` is never refused for another's.
 """
 
 from __future__ import annotations
 
 import uuid
+from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -32,6 +36,8 @@ from service.players.accounts import Player
 from service.races import service as races
 
 WRITE_ATTEMPTS: Final = 5
+# conflicts after which a write reads the log, judges and commits under the game's locks
+LOCK_AFTER: Final = 2
 
 
 async def write(
@@ -53,26 +59,30 @@ async def write(
     # and ends the race then when nobody has, without a round trip more)
     held = await positions.taken(backend, game_id)
     try:
+        conflicts = 0  # writes of this request that met another's
         for attempt in range(WRITE_ATTEMPTS + 1):
-            live = await positions.fresh(backend, game_id, from_log)
-            if attempt == WRITE_ATTEMPTS:  # all spent: this last read names the log's
-                break
-            try:
-                done, events, finish = checks.judged(
-                    live, player, expected_version, action, arrival,
-                    backend.max_game_events,
-                )
-            except (EngineError, VersionMismatch):
-                if from_log:
-                    raise
-                from_log = True  # memory's copy said no: judge again on the log
-                continue
-            try:
-                return await commit.commit(
-                    backend, game_id, done, events, live.version + 1, finish, idem, extra
-                )
-            except VersionConflict:
-                from_log = True  # another instance wrote first: judge again on the log
+            last = attempt == WRITE_ATTEMPTS  # all spent: this last read names the log's
+            async with _turn(backend, game_id, conflicts >= LOCK_AFTER and not last):
+                live = await positions.fresh(backend, game_id, from_log)
+                if last:
+                    break
+                try:
+                    done, events, finish = checks.judged(
+                        live, player, expected_version, action, arrival,
+                        backend.max_game_events,
+                    )
+                except (EngineError, VersionMismatch):
+                    if from_log:
+                        raise
+                    from_log = True  # memory's copy said no: judge again on the log
+                    continue
+                try:
+                    return await commit.commit(
+                        backend, game_id, done, events, live.version + 1, finish, idem, extra
+                    )
+                except VersionConflict:
+                    from_log = True  # another instance wrote first: judge again on the log
+                    conflicts += 1
         assert live is not None
         raise VersionMismatch(
             "other moves keep arriving first; reload the game and try again",
@@ -92,3 +102,11 @@ async def write(
         raise
     finally:
         held.release()
+
+
+def _turn(
+    backend: Backend, game_id: uuid.UUID, locked: bool
+) -> AbstractAsyncContextManager[None]:
+    """Where an attempt runs: with `locked`, in a transaction that holds the game's locks
+    from the read of its log to the commit (EventStore.locked), else as any statement."""
+    return backend.store.locked(game_id) if locked else nullcontext()

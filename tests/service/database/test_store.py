@@ -19,45 +19,14 @@ from service.database.connections import (
 )
 from service.database.store import EventStore
 
-
-@pytest.fixture
-async def store(db_url: str):  # type: ignore[no-untyped-def]
-    pool = await create_pool(db_url, 1, 4)
-    yield EventStore(pool)
-    await pool.close()
-
-
-async def _player(store: EventStore) -> uuid.UUID:
-    pid = uuid.uuid4()
-    await store.create_player(pid, "ada", uuid.uuid4().bytes)
-    return pid
-
-
-def _args(game_id: uuid.UUID, player: uuid.UUID, first_seq: int, n: int, **kw: object) -> dict:  # type: ignore[type-arg]
-    base = dict(
-        game_id=game_id,
-        first_seq=first_seq,
-        events=[{"type": "CardMoved", "data": {"i": first_seq + i}} for i in range(n)],
-        player_id=player,
-        variant="freecell",
-        deal=1,
-        autoplay=True,
-        status="playing",
-        moves=first_seq,
-        undos=0,
-        hints=0,
-        foundation_cards=0,
-        finish="none",
-    )
-    base.update(kw)
-    return base
+from .helpers import new_player, write_args
 
 
 async def test_append_and_read_in_order(store: EventStore) -> None:
-    pid = await _player(store)
+    pid = await new_player(store)
     gid = uuid.uuid4()
-    assert (await store.record(**_args(gid, pid, 1, 3))).replayed is None
-    assert (await store.record(**_args(gid, pid, 4, 2))).replayed is None
+    assert (await store.record(**write_args(gid, pid, 1, 3))).replayed is None
+    assert (await store.record(**write_args(gid, pid, 4, 2))).replayed is None
     events = await store.read_events(gid)
     assert [e.seq for e in events] == [1, 2, 3, 4, 5]
     assert [e.data["i"] for e in events] == [1, 2, 3, 4, 5]
@@ -68,12 +37,13 @@ async def test_append_and_read_in_order(store: EventStore) -> None:
 
 
 async def test_duplicate_seq_is_a_version_conflict_and_writes_nothing(store: EventStore) -> None:
-    pid = await _player(store)
+    pid = await new_player(store)
     gid = uuid.uuid4()
-    await store.record(**_args(gid, pid, 1, 2))
+    await store.record(**write_args(gid, pid, 1, 2))
     with pytest.raises(VersionConflict):
         await store.record(
-            **_args(gid, pid, 2, 3, key="k1", request_hash="h", http_status=201, response={"x": 1})
+            **write_args(gid, pid, 2, 3, key="k1", request_hash="h", http_status=201,
+                         response={"x": 1})
         )
     # all or nothing: no event, no projection change, no idempotency record
     assert [e.seq for e in await store.read_events(gid)] == [1, 2]
@@ -83,9 +53,9 @@ async def test_duplicate_seq_is_a_version_conflict_and_writes_nothing(store: Eve
 
 
 async def test_events_are_append_only(store: EventStore) -> None:
-    pid = await _player(store)
+    pid = await new_player(store)
     gid = uuid.uuid4()
-    await store.record(**_args(gid, pid, 1, 1))
+    await store.record(**write_args(gid, pid, 1, 1))
     async with store.pool.acquire() as conn:
         with pytest.raises(asyncpg.exceptions.InsufficientPrivilegeError):
             await conn.execute("UPDATE game_events SET type = 'X' WHERE game_id = $1", gid)
@@ -97,15 +67,15 @@ async def test_events_are_append_only(store: EventStore) -> None:
 
 
 async def test_idempotency_key_returns_the_first_answer(store: EventStore) -> None:
-    pid = await _player(store)
+    pid = await new_player(store)
     gid = uuid.uuid4()
     first = await store.record(
-        **_args(gid, pid, 1, 1, key="k", request_hash="h1", http_status=201,
+        **write_args(gid, pid, 1, 1, key="k", request_hash="h1", http_status=201,
                 response={"n": 1, "an": {"zz": 0, "a": 1}})
     )
     assert first.replayed is None
     again = await store.record(
-        **_args(gid, pid, 2, 1, key="k", request_hash="h2", http_status=201, response={"n": 2})
+        **write_args(gid, pid, 2, 1, key="k", request_hash="h2", http_status=201, response={"n": 2})
     )
     assert again.replayed is not None
     assert again.replayed.request_hash == "h1"
@@ -122,13 +92,13 @@ async def test_idempotency_key_returns_the_first_answer(store: EventStore) -> No
 async def test_times_come_from_the_database_and_a_finish_is_timed_there(
     store: EventStore,
 ) -> None:
-    pid = await _player(store)
+    pid = await new_player(store)
     gid = uuid.uuid4()
     async with store.connection() as conn:
         before = await conn.fetchval("SELECT clock_timestamp()")
-    created = await store.record(**_args(gid, pid, 1, 1))
-    ended = await store.record(**_args(gid, pid, 2, 1, status="abandoned", finish="now"))
-    kept = await store.record(**_args(gid, pid, 3, 1, status="abandoned", finish="keep"))
+    created = await store.record(**write_args(gid, pid, 1, 1))
+    ended = await store.record(**write_args(gid, pid, 2, 1, status="abandoned", finish="now"))
+    kept = await store.record(**write_args(gid, pid, 3, 1, status="abandoned", finish="keep"))
     assert before <= created.at <= ended.at <= kept.at
     assert created.created_at == created.at and created.finished_at is None
     assert ended.created_at == created.at and ended.finished_at == ended.at
@@ -152,12 +122,13 @@ async def test_writes_that_wait_for_a_lane_go_together_each_with_its_answer(
     one_lane: EventStore,
 ) -> None:
     store = one_lane
-    pid = await _player(store)
+    pid = await new_player(store)
     games = [uuid.uuid4() for _ in range(12)]
-    created = await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+    created = await asyncio.gather(*(store.record(**write_args(g, pid, 1, 1)) for g in games))
     assert all(r.replayed is None and r.created_at is not None for r in created)
     moved = await asyncio.gather(
-        *(store.record(**_args(g, pid, 2, 1 + i % 3, moves=7 + i)) for i, g in enumerate(games))
+        *(store.record(**write_args(g, pid, 2, 1 + i % 3, moves=7 + i))
+          for i, g in enumerate(games))
     )
     assert store.batched_writes >= 10  # all but the first of each round waited
     for i, (g, r) in enumerate(zip(games, moved, strict=True)):
@@ -176,9 +147,9 @@ async def test_writes_that_wait_for_a_lane_go_together_each_with_its_answer(
 
 async def test_a_collision_in_a_batch_fails_that_write_alone(one_lane: EventStore) -> None:
     store = one_lane
-    pid = await _player(store)
+    pid = await new_player(store)
     games = [uuid.uuid4() for _ in range(8)]
-    await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+    await asyncio.gather(*(store.record(**write_args(g, pid, 1, 1)) for g in games))
     # another instance took seq 2 of one game first
     async with store.connection() as conn:
         await conn.execute(
@@ -187,7 +158,7 @@ async def test_a_collision_in_a_batch_fails_that_write_alone(one_lane: EventStor
             games[3],
         )
     results = await asyncio.gather(
-        *(store.record(**_args(g, pid, 2, 1)) for g in games), return_exceptions=True
+        *(store.record(**write_args(g, pid, 2, 1)) for g in games), return_exceptions=True
     )
     assert isinstance(results[3], VersionConflict)
     assert all(not isinstance(r, BaseException) for i, r in enumerate(results) if i != 3)
@@ -204,14 +175,15 @@ async def test_a_stale_write_in_a_batch_is_refused_and_the_others_commit_togethe
     next) appends nothing and keeps no key; the batch's other writes commit in it, not one
     by one."""
     store = one_lane
-    pid = await _player(store)
+    pid = await new_player(store)
     games = [uuid.uuid4() for _ in range(8)]
-    await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
-    await store.record(**_args(games[3], pid, 2, 2))  # another writer was first: seq 2, 3
+    await asyncio.gather(*(store.record(**write_args(g, pid, 1, 1)) for g in games))
+    await store.record(**write_args(games[3], pid, 2, 2))  # another writer was first: seq 2, 3
     before = store.batched_writes
-    stale = _args(games[3], pid, 2, 1, key="k", request_hash="h", http_status=201, response={})
+    stale = write_args(games[3], pid, 2, 1, key="k", request_hash="h", http_status=201, response={})
     results = await asyncio.gather(
-        *(store.record(**(stale if i == 3 else _args(g, pid, 2, 1))) for i, g in enumerate(games)),
+        *(store.record(**(stale if i == 3 else write_args(g, pid, 2, 1)))
+          for i, g in enumerate(games)),
         return_exceptions=True,
     )
     assert isinstance(results[3], VersionConflict)
@@ -226,9 +198,9 @@ async def test_a_stale_write_of_code_older_than_0020_still_fails(store: EventSto
     """Code that calls record_events as before 0020 (no `p_stale_answered`), still running
     while a newer instance migrates, reads no `current_version`: its stale write fails with
     unique_violation, as it did, and never passes for a success."""
-    pid = await _player(store)
+    pid = await new_player(store)
     gid = uuid.uuid4()
-    await store.record(**_args(gid, pid, 1, 2))
+    await store.record(**write_args(gid, pid, 1, 2))
     async with store.connection() as conn:
         with pytest.raises(asyncpg.exceptions.UniqueViolationError):
             await conn.fetchrow(
@@ -242,12 +214,12 @@ async def test_a_stale_write_of_code_older_than_0020_still_fails(store: EventSto
 
 async def test_keys_in_a_batch_record_once_and_replay(one_lane: EventStore) -> None:
     store = one_lane
-    pid = await _player(store)
+    pid = await new_player(store)
     games = [uuid.uuid4() for _ in range(6)]
-    await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+    await asyncio.gather(*(store.record(**write_args(g, pid, 1, 1)) for g in games))
 
     def keyed(i: int, g: uuid.UUID, seq: int) -> dict:  # type: ignore[type-arg]
-        return _args(g, pid, seq, 1, key=f"k{i}", request_hash=f"h{i}", http_status=201,
+        return write_args(g, pid, seq, 1, key=f"k{i}", request_hash=f"h{i}", http_status=201,
                      response={"text": "a [list] of \"quotes\"", "n": i})  # fmt: skip
 
     first = await asyncio.gather(*(store.record(**keyed(i, g, 2)) for i, g in enumerate(games)))
@@ -263,28 +235,29 @@ async def test_keys_in_a_batch_record_once_and_replay(one_lane: EventStore) -> N
 
 async def test_a_write_given_up_while_it_waits_is_not_written(one_lane: EventStore) -> None:
     store = one_lane
-    pid = await _player(store)
+    pid = await new_player(store)
     first, second = uuid.uuid4(), uuid.uuid4()
-    going = asyncio.ensure_future(store.record(**_args(first, pid, 1, 1)))
-    waiting = asyncio.ensure_future(store.record(**_args(second, pid, 1, 1)))
+    going = asyncio.ensure_future(store.record(**write_args(first, pid, 1, 1)))
+    waiting = asyncio.ensure_future(store.record(**write_args(second, pid, 1, 1)))
     await asyncio.sleep(0)
     waiting.cancel()
     await going
     with pytest.raises(asyncio.CancelledError):
         await waiting
-    await store.record(**_args(uuid.uuid4(), pid, 1, 1))  # the lane goes on
+    await store.record(**write_args(uuid.uuid4(), pid, 1, 1))  # the lane goes on
     assert await store.read_events(second) == []
 
 
 async def test_a_write_the_database_refuses_in_a_batch_fails_alone(one_lane: EventStore) -> None:
     store = one_lane
-    pid = await _player(store)
+    pid = await new_player(store)
     games = [uuid.uuid4() for _ in range(6)]
-    await asyncio.gather(*(store.record(**_args(g, pid, 1, 1)) for g in games))
+    await asyncio.gather(*(store.record(**write_args(g, pid, 1, 1)) for g in games))
     # a key without the answer to keep: idempotency_keys refuses the row (NOT NULL)
-    bad = _args(games[2], pid, 2, 1, key="k", request_hash="h")
+    bad = write_args(games[2], pid, 2, 1, key="k", request_hash="h")
     results = await asyncio.gather(
-        *(store.record(**(bad if i == 2 else _args(g, pid, 2, 1))) for i, g in enumerate(games)),
+        *(store.record(**(bad if i == 2 else write_args(g, pid, 2, 1)))
+          for i, g in enumerate(games)),
         return_exceptions=True,
     )
     assert isinstance(results[2], asyncpg.exceptions.NotNullViolationError)
@@ -304,22 +277,22 @@ async def test_a_requests_waits_for_the_database_share_one_budget(
     taken back, never lands; a request whose budget is spent waits for nothing more."""
     store = one_lane
     assert store.db_timeout == 5.0
-    pid = await _player(store)
+    pid = await new_player(store)
     held, waiting = uuid.uuid4(), uuid.uuid4()
-    await store.record(**_args(held, pid, 1, 1))
-    await store.record(**_args(waiting, pid, 1, 1))
+    await store.record(**write_args(held, pid, 1, 1))
+    await store.record(**write_args(waiting, pid, 1, 1))
     locker = await asyncpg.connect(db_url)
     lock = locker.transaction()
     await lock.start()
     await locker.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", held)
-    hung = asyncio.create_task(store.record(**_args(held, pid, 2, 1)))  # holds the lane
+    hung = asyncio.create_task(store.record(**write_args(held, pid, 2, 1)))  # holds the lane
     await asyncio.sleep(0.2)
 
     async def request() -> float:
         BUDGET.set(Budget(0.4))
         started = time.monotonic()
         with pytest.raises(DatabaseUnavailable):
-            await store.record(**_args(waiting, pid, 2, 1))
+            await store.record(**write_args(waiting, pid, 2, 1))
         with pytest.raises(DatabaseUnavailable):  # the rest of its budget: none
             async with store.connection() as conn:
                 await conn.execute("SELECT pg_sleep(1)", timeout=store.timeout)
