@@ -20,7 +20,7 @@ move sent without `expected_version` is never refused for another's.
 from __future__ import annotations
 
 import uuid
-from contextlib import AbstractAsyncContextManager, nullcontext
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -62,7 +62,10 @@ async def write(
         conflicts = 0  # writes of this request that met another's
         for attempt in range(WRITE_ATTEMPTS + 1):
             last = attempt == WRITE_ATTEMPTS  # all spent: this last read names the log's
-            async with _turn(backend, game_id, conflicts >= LOCK_AFTER and not last):
+            # (after LOCK_AFTER conflicts: in a transaction that holds the game's locks from
+            # the read of its log to the commit, EventStore.locked)
+            locked = conflicts >= LOCK_AFTER and not last
+            async with backend.store.locked(game_id) if locked else nullcontext():
                 live = await positions.fresh(backend, game_id, from_log)
                 if last:
                     break
@@ -102,11 +105,3 @@ async def write(
         raise
     finally:
         held.release()
-
-
-def _turn(
-    backend: Backend, game_id: uuid.UUID, locked: bool
-) -> AbstractAsyncContextManager[None]:
-    """Where an attempt runs: with `locked`, in a transaction that holds the game's locks
-    from the read of its log to the commit (EventStore.locked), else as any statement."""
-    return backend.store.locked(game_id) if locked else nullcontext()
