@@ -22,8 +22,6 @@ from service.games.live import LiveGame
 from service.players.accounts import Player
 from service.races import service as races
 
-HINT_ATTEMPTS: Final = 3
-
 
 async def create_game(
     backend: Backend,
@@ -149,55 +147,52 @@ async def give_hint(
     """A hint on the game's current position, recorded as a HintGiven event.
 
     The position is the log's (read once), the search runs outside the game's lock, and
-    the hint is recorded only on the version it was found for: when a move landed
-    meanwhile, the hint is searched again on the new position. A retry (same
-    Idempotency-Key) refused before the write (the game over or moved on since) gets its
-    first answer, as the write path gives it (answers.answered_before)."""
+    the hint is recorded only on the version it was found for. When a move landed
+    meanwhile (and the client gave no `expected_version`), the hint is searched again on
+    the position the write judges, inside the write (games/write.py: under the game's
+    locks after conflicts), so no move of another instance makes it a 409; `judge` keeps
+    to one budget across its searches. A retry (same Idempotency-Key) refused before the
+    write (the game over or moved on since) gets its first answer, as the write path
+    gives it (answers.answered_before)."""
 
-    async def searched(first: bool) -> tuple[int, dict[str, Any], Action]:
-        """The checks on the game as the log has it, and the solver's hint on it: the
-        version it is for, the answer's extra fields and the write's action."""
-        if first:
-            live = await positions.load(backend, game_id)
-            checks.check_owner(live, player)
-            await refuse_hints_in_races(backend, game_id, live)
-        live = await positions.current(backend, game_id)
-        game = live.game
-        checks.check_version(game, expected_version)
-        checks.check_live(game)
-        found = await judge(game.copy())
-        move = found.get("move")
+    def found(game: Game, hint: dict[str, Any]) -> tuple[Action, dict[str, Any]]:
+        """The write's action and the answer's extra fields of the solver's `hint`."""
+        move = hint.get("move")
         hinted = None if move is None else Move(move["from"], move["to"], move["count"])
         extra = {
-            "verdict": found["verdict"],
+            "verdict": hint["verdict"],
             "move": move,
-            "moves_to_win": found.get("moves_to_win"),
-            "solver": found.get("solver"),
+            "moves_to_win": hint.get("moves_to_win"),
+            "solver": hint.get("solver"),
         }
-        line = found.get("line")
+        line = hint.get("line")
 
         def action(g: Game) -> list[Event]:
             return g.give_hint(extra["verdict"], hinted, extra["moves_to_win"], line)
 
-        return game.version, extra, action
+        return action, extra
 
-    for attempt in range(HINT_ATTEMPTS):
-        try:
-            version, extra, action = await searched(attempt == 0)
-        except (EngineError, ServiceError) as exc:
-            if (answer := await answers.answered_before(backend, player, idem, exc)) is not None:
-                return answer
+    async def search(game: Game) -> tuple[Action, dict[str, Any]]:
+        checks.check_version(game, expected_version)
+        checks.check_live(game)
+        return found(game, await judge(game.copy()))
+
+    try:
+        live = await positions.load(backend, game_id)
+        checks.check_owner(live, player)
+        await refuse_hints_in_races(backend, game_id, live)
+        game = (await positions.current(backend, game_id)).game
+        action, extra = await search(game)
+    except (EngineError, ServiceError) as exc:
+        if (answer := await answers.answered_before(backend, player, idem, exc)) is not None:
+            return answer
+        raise
+    try:
+        return await write.write(backend, game_id, player, game.version, idem, action, extra)
+    except VersionMismatch:
+        if expected_version is not None:
             raise
-        try:
-            return await write.write(backend, game_id, player, version, idem, action, extra)
-        except VersionMismatch:
-            if expected_version is not None:
-                raise
-    live = await positions.current(backend, game_id)
-    raise VersionMismatch(
-        "moves keep arriving while the hint is searched; reload the game and ask again",
-        current_version=live.game.version,
-    )
+    return await write.write(backend, game_id, player, None, idem, None, search=search)
 
 
 def refuse_in_race_games(live: LiveGame) -> None:

@@ -20,11 +20,12 @@ move sent without `expected_version` is never refused for another's.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from engine import EngineError
+from engine import EngineError, Game
 from service.base.backend import Backend
 from service.base.errors import GameFinished, ServiceError, VersionMismatch
 from service.base.requests import Idempotency
@@ -34,6 +35,10 @@ from service.games.answers import Answer
 from service.games.checks import Action
 from service.players.accounts import Player
 from service.races import service as races
+
+Search = Callable[[Game], Awaitable[tuple[Action, dict[str, Any]]]]
+"""What a write's action is found by, on the game's position (a hint's search): the action
+and the answer's extra fields."""
 
 WRITE_ATTEMPTS: Final = 5
 # conflicts after which a write reads the log, judges and commits under the game's locks
@@ -46,12 +51,15 @@ async def write(
     player: Player,
     expected_version: int | None,
     idem: Idempotency | None,
-    action: Action,
+    action: Action | None,
     extra: dict[str, Any] | None = None,
+    search: Search | None = None,
 ) -> Answer:
     """The one way to change a game: `action` on a copy of its position, judged by the log.
 
-    `extra` goes into the answer's body beside the game and its events."""
+    `extra` goes into the answer's body beside the game and its events. With `search`
+    instead (a hint), the action and the extra fields come from it, awaited on each
+    position the write judges."""
     arrival = datetime.now(UTC)  # when the write came, by this machine (times.check)
     from_log = False  # whether the game is read from the log (else memory's copy will do)
     live = None
@@ -70,6 +78,9 @@ async def write(
                 if last:
                     break
                 try:
+                    if search is not None:  # (searched on this very position)
+                        action, extra = await search(live.game)
+                    assert action is not None
                     done, events, finish = checks.judged(
                         live, player, expected_version, action, arrival,
                         backend.max_game_events,

@@ -34,14 +34,17 @@ def hint_view(
     }
 
 
-async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, Any]:
+async def hint(
+    solver: Solver, game: Game, owner: Owners = None, deadline: float | None = None
+) -> dict[str, Any]:
     """The first move of a winning line from the game's position (the game is not over).
 
     ``moves_to_win`` counts the moves the player still makes: with autoplay on, the moves
     to the foundations the game plays by itself are not counted. Following the hints is a
     lookup: the line of the last hint is on the game's record.  The answer comes within the
-    solver's budget (and its slack), however many searches it takes; ``owner`` is who asks
-    (Solver.verdict)."""
+    solver's budget (and its slack), however many searches it takes, or by ``deadline``
+    (``time.monotonic()``) when given: what is left of a request's that searched before;
+    ``owner`` is who asks (Solver.verdict)."""
     if game.position.is_won:
         return hint_view(game, WINNABLE, (), "none")
     if next(iter(game.position.legal_moves), None) is None:  # blocked: nothing to search
@@ -51,7 +54,8 @@ async def hint(solver: Solver, game: Game, owner: Owners = None) -> dict[str, An
     recorded = line_from_record(game)
     if recorded is not None:
         return hint_view(game, WINNABLE, recorded, "record")
-    deadline = time.monotonic() + solver.budget + ANSWER_SLACK
+    if deadline is None:
+        deadline = time.monotonic() + solver.budget + ANSWER_SLACK
     found = await solver.verdict(
         game.position, owner=owner, deadline=deadline, winnable=known_winnable(game)
     )

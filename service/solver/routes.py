@@ -3,6 +3,7 @@ and daily.py do the work)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from aiohttp import web
@@ -20,7 +21,7 @@ from service.solver import hints, owners, postmortem
 from service.solver.analyses import ANALYSES_KEY
 from service.solver.daily import daily_view
 from service.solver.lines import line_from_record
-from service.solver.verdicts import SOLVER_KEY
+from service.solver.verdicts import ANSWER_SLACK, SOLVER_KEY
 
 
 async def hint(request: web.Request) -> web.Response:
@@ -31,13 +32,17 @@ async def hint(request: web.Request) -> web.Response:
     solver = request.app[SOLVER_KEY]
     who = owners.of_request(request, player.id)
 
+    # the request's searches share one budget: one searched again (moves landed meanwhile)
+    # has what the first left (API.md: a hint answers within its budget and half a second)
+    deadline = time.monotonic() + solver.budget + ANSWER_SLACK
+
     async def judge(game: Game) -> dict[str, Any]:
         # only a new search is charged: a hint along the line on the game's record, or on
         # a position known or being searched already, costs nothing
         winnable = hints.known_winnable(game)
         if line_from_record(game) is None and solver.would_search(game.position, None, winnable):
             owners.charge(request, who)
-        return await hints.hint(solver, game, owner=who)
+        return await hints.hint(solver, game, owner=who, deadline=deadline)
 
     answer = await commands.give_hint(
         request.app[BACKEND_KEY], judge, gid, player, body.expected_version,
