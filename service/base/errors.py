@@ -86,3 +86,19 @@ class LogFull(Conflict):
     """The game's log holds as many events as a game may (MAX_GAME_EVENTS)."""
 
     slug = "log-full"
+
+
+class FirstAnswer(ServiceError):
+    """A refusal kept as its request's first answer, given again to a retry of the request
+    (its Idempotency-Key): its problem as it was first answered (service/games/answers.py)."""
+
+    headers: ClassVar[dict[str, str] | None] = {"Idempotent-Replayed": "true"}
+
+    def __init__(self, problem: dict[str, Any]) -> None:
+        kept = {"type", "title", "status", "detail"}
+        super().__init__(str(problem["detail"]), **{
+            k: v for k, v in problem.items() if k not in kept
+        })
+        self.status = int(problem["status"])
+        self.title = str(problem["title"])
+        self.slug = str(problem["type"]).rsplit("/", 1)[-1]

@@ -42,16 +42,20 @@ _TITLES = {
 }
 
 
-def problem_body(status: int, detail: str, slug: str | None = None, title: str | None = None,
-                 **extra: Any) -> bytes:
-    body = {
+def problem_dict(status: int, detail: str, slug: str | None = None, title: str | None = None,
+                 **extra: Any) -> dict[str, Any]:
+    return {
         "type": TYPE_BASE + (slug or str(status)),
         "title": title or _TITLES.get(status, "Error"),
         "status": status,
         "detail": detail,
         **{k: v for k, v in extra.items() if v is not None},
     }
-    return orjson.dumps(body)
+
+
+def problem_body(status: int, detail: str, slug: str | None = None, title: str | None = None,
+                 **extra: Any) -> bytes:
+    return orjson.dumps(problem_dict(status, detail, slug, title, **extra))
 
 
 # the slugs of aiohttp's own refusals (the others are the service's: base/errors.py)
@@ -159,26 +163,36 @@ def _client_gone(request: web.Request) -> bool:
     return transport is None or transport.is_closing()
 
 
-def _engine_problem(exc: EngineError) -> web.Response:
+def _engine_parts(exc: EngineError) -> tuple[int, str, str, str | None, dict[str, Any]]:
+    """The problem of the engine's refusal: status, detail, slug, title and extra fields."""
     from engine import GameOver, NothingToRedo, NothingToUndo
 
     # a move of a batch names its place (commands.play): the problem says it too
     index: int | None = getattr(exc, "index", None)
     detail = str(exc) if index is None else f"move {index} of the batch (from 0): {exc}"
     if isinstance(exc, InvalidDeal):
-        return problem(422, str(exc), "invalid-deal")
+        return 422, str(exc), "invalid-deal", None, {}
     if isinstance(exc, UnknownVariant):
-        return problem(400, str(exc), "unknown-variant")
+        return 400, str(exc), "unknown-variant", None, {}
     if isinstance(exc, InvalidMove):
-        return problem(400, detail, "invalid-move", index=index)
+        return 400, detail, "invalid-move", None, {"index": index}
     if isinstance(exc, IllegalMove):
-        return problem(422, detail, "illegal-move", title="Illegal Move", index=index)
+        return 422, detail, "illegal-move", "Illegal Move", {"index": index}
     if isinstance(exc, GameOver):
-        return problem(409, detail, "game-over", index=index)
+        return 409, detail, "game-over", None, {"index": index}
     if isinstance(exc, NothingToUndo | NothingToRedo):
-        return problem(409, str(exc), "nothing-to-undo" if isinstance(exc, NothingToUndo)
-                       else "nothing-to-redo")
-    return problem(422, str(exc), "rule")
+        slug = "nothing-to-undo" if isinstance(exc, NothingToUndo) else "nothing-to-redo"
+        return 409, str(exc), slug, None, {}
+    return 422, str(exc), "rule", None, {}
+
+
+def refusal_problem(exc: EngineError | ServiceError) -> dict[str, Any]:
+    """The problem body the middleware answers a refusal with (the engine's or the
+    service's), as a dict: kept as a key's first answer (service/games/answers.py)."""
+    if isinstance(exc, EngineError):
+        status, detail, slug, title, extra = _engine_parts(exc)
+        return problem_dict(status, detail, slug, title, **extra)
+    return problem_dict(exc.status, exc.detail, exc.slug, exc.title, **exc.extra)
 
 
 @web.middleware
@@ -217,7 +231,8 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
         detail, errors = _validation_detail(exc)
         return problem(400, detail, "validation", errors=errors)
     except EngineError as exc:
-        return _engine_problem(exc)
+        status, detail, slug, title, extra = _engine_parts(exc)
+        return problem(status, detail, slug, title, **extra)
     except TooManyRequests as exc:
         return problem(exc.status, exc.detail, exc.slug, exc.title,
                        headers={"Retry-After": str(exc.retry_after)}, **exc.extra)

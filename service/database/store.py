@@ -296,6 +296,25 @@ class EventStore(Sessions):
         found = stored_answer(row["response"])
         return Replayed(row["request_hash"], row["status"], found, row["created_at"])
 
+    async def keep_answer(
+        self, player_id: uuid.UUID, key: str, request_hash: str, status: int,
+        response: dict[str, Any],
+    ) -> Replayed | None:
+        """Keep `response` (a refusal's problem, as JSON text like a write's answer:
+        stored_answer) as the key's first answer; or, when the key has one already, that
+        one (the key's request committed, or was refused, first)."""
+        async with self.connection() as conn:
+            kept = await conn.fetchval(
+                "INSERT INTO idempotency_keys"
+                " (player_id, key, request_hash, status, response, created_at)"
+                " VALUES ($1, $2, $3, $4, $5, clock_timestamp())"
+                " ON CONFLICT (player_id, key) DO NOTHING"
+                " RETURNING true",
+                player_id, key, request_hash, status, json_text(response),
+                timeout=self.timeout,
+            )
+        return None if kept else await self.find_key(player_id, key)
+
     async def read_events(
         self, game_id: uuid.UUID, after: int = 0, limit: int | None = None
     ) -> list[StoredEvent]:

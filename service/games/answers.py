@@ -10,9 +10,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from engine import Event
+from engine import EngineError, Event
 from service.base.backend import Backend
-from service.base.errors import Forbidden, NotFound, Unprocessable
+from service.base.errors import (
+    Conflict,
+    FirstAnswer,
+    Forbidden,
+    NotFound,
+    ServiceError,
+    Unprocessable,
+)
+from service.base.problems import refusal_problem
 from service.base.requests import Idempotency
 from service.database.store import Replayed
 from service.games.live import LiveGame
@@ -85,25 +93,46 @@ def stamped(template: dict[str, Any], at: datetime) -> dict[str, Any]:
 
 
 def replayed(found: Replayed, idem: Idempotency) -> Answer:
-    """The key's first answer, unless the key came with another request."""
+    """The key's first answer, unless the key came with another request; a refusal kept
+    as the first answer is raised again (FirstAnswer), as it was first answered."""
     if found.request_hash != idem.request_hash:
         raise Unprocessable(
             f"the Idempotency-Key {idem.key!r} was used before for another request;"
             " use a new key for a new request"
         )
+    if found.status >= 400:
+        raise FirstAnswer(found.response)
     return Answer(found.status, stamped(found.response, found.at), replayed=True)
+
+
+def kept_refusal(refusal: Exception) -> bool:
+    """Whether a refusal is its request's answer for good, kept under its key: the rules'
+    (400, 409, 422) and the game's state (over, its version, its log full, its race over).
+    Not a key that came with another request, nor a refusal that a retry may not meet: the
+    database unreachable, a rate, a batch's times (a move said to be played after the
+    batch came: a retry comes later); nor a 404 or 403, which no write of the player's
+    with the key can change."""
+    return isinstance(refusal, EngineError | Conflict)
 
 
 async def answered_before(
     backend: Backend, player: Player, idem: Idempotency | None, refusal: Exception
 ) -> Answer | None:
     """The first answer to a request refused now (by the write path, or before it by a
-    hint's checks and search), when it is a retry (same Idempotency-Key) that meets a game
-    moved on or over since: that answer stands (422 when the key came with another
-    request). Asked only when a request is refused, so the ordinary write stays one round
-    trip; not for a game that is not there or not the player's, which no write of theirs
-    with the key can have changed: that refusal stands (404, 403)."""
+    hint's checks and search), when it is a retry (same Idempotency-Key): that answer
+    stands, whatever happened to the game since (422 when the key came with another
+    request). Else the refusal (kept_refusal) becomes the key's first answer, which a
+    retry gets again: an undo refused with nothing to undo is not made by its retry after
+    a move. Asked only when a request with a key is refused, so the ordinary write stays
+    one round trip."""
     if idem is None or isinstance(refusal, NotFound | Forbidden):
         return None
-    found = await backend.store.find_key(player.id, idem.key)
+    if kept_refusal(refusal):
+        assert isinstance(refusal, EngineError | ServiceError)
+        problem = refusal_problem(refusal)
+        found = await backend.store.keep_answer(
+            player.id, idem.key, idem.request_hash, problem["status"], problem
+        )
+    else:
+        found = await backend.store.find_key(player.id, idem.key)
     return None if found is None else replayed(found, idem)

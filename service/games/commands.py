@@ -11,7 +11,7 @@ from typing import Any, Final
 from engine import EngineError, Event, Game, IllegalMove, Move
 from engine.status import PLAYING, WON
 from service.base.backend import Backend
-from service.base.errors import Forbidden, ServiceError, VersionMismatch
+from service.base.errors import Forbidden, ServiceError
 from service.base.requests import Idempotency
 from service.boards.times import standing
 from service.deals.numbers import check_deal_number, random_deal
@@ -148,12 +148,11 @@ async def give_hint(
 
     The position is the log's (read once), the search runs outside the game's lock, and
     the hint is recorded only on the version it was found for. When a move landed
-    meanwhile (and the client gave no `expected_version`), the hint is searched again on
-    the position the write judges, inside the write (games/write.py: under the game's
-    locks after conflicts), so no move of another instance makes it a 409; `judge` keeps
-    to one budget across its searches. A retry (same Idempotency-Key) refused before the
-    write (the game over or moved on since) gets its first answer, as the write path
-    gives it (answers.answered_before)."""
+    meanwhile, the hint is searched again on the position the write judges, inside the
+    write (games/write.py: under the game's locks after conflicts), so no move of
+    another instance makes it a 409; `judge` keeps to one budget across its searches. A
+    retry (same Idempotency-Key) refused before the write gets its first answer, as the
+    write path gives it (answers.answered_before)."""
 
     def found(game: Game, hint: dict[str, Any]) -> tuple[Action, dict[str, Any]]:
         """The write's action and the answer's extra fields of the solver's `hint`."""
@@ -182,17 +181,19 @@ async def give_hint(
         checks.check_owner(live, player)
         await refuse_hints_in_races(backend, game_id, live)
         game = (await positions.current(backend, game_id)).game
-        action, extra = await search(game)
+        first = game.version, await search(game)
     except (EngineError, ServiceError) as exc:
         if (answer := await answers.answered_before(backend, player, idem, exc)) is not None:
             return answer
         raise
-    try:
-        return await write.write(backend, game_id, player, game.version, idem, action, extra)
-    except VersionMismatch:
-        if expected_version is not None:
-            raise
-    return await write.write(backend, game_id, player, None, idem, None, search=search)
+
+    async def searched(game: Game) -> tuple[Action, dict[str, Any]]:
+        """The first search's hint on its version (a game's version names its position),
+        else a search on this one."""
+        return first[1] if game.version == first[0] else await search(game)
+
+    return await write.write(backend, game_id, player, expected_version, idem, None,
+                             search=searched)
 
 
 def refuse_in_race_games(live: LiveGame) -> None:

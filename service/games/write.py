@@ -103,16 +103,18 @@ async def write(
             current_version=live.version,
         )
     except (EngineError, ServiceError) as exc:
-        # a retry (same Idempotency-Key) meets a game moved on since: its first answer
-        if (first := await answers.answered_before(backend, player, idem, exc)) is not None:
-            return first
+        refusal: Exception = exc
         race_id = None if live is None else live.race_id
         if isinstance(exc, GameFinished) and race_id is not None:
             # a race's game found over (abandoned at the race's end, say): when the
             # race's time is up, that is what the refusal says
-            over = await races.over_if_ended(backend, race_id)
-            if over is not None:
-                raise over from None
-        raise
+            refusal = await races.over_if_ended(backend, race_id) or exc
+        # a retry (same Idempotency-Key) gets its first answer; a first is kept as one
+        first = await answers.answered_before(backend, player, idem, refusal)
+        if first is not None:
+            return first
+        if refusal is exc:
+            raise
+        raise refusal from None
     finally:
         held.release()
