@@ -1,13 +1,17 @@
 -- record_events, as of migration 0023, and lock_game: one call, one round trip, one
 -- transaction.
 --
--- New in 0023: a write moves the game's row on (and so takes its lock, after its race's
--- row) before it appends its events, and only from the version it follows, where it
--- updated the row last and read the version without a lock. A write judged under
--- lock_game (below: service/games/write.py, after its writes met others') then holds the
--- game from its read of the log to its commit; a writer that comes meanwhile waits, then
--- finds the version moved on and appends nothing (`current_version`), instead of
--- appending first and deadlocking with it. No lock more than before on a write's path.
+-- New in 0023: a write of a game takes its locks in one order, the one race_end and
+-- lock_game (below) take too: its race's row, then the game's row, then its idempotency
+-- key. The game's row is moved on (and so locked) before the events are appended, and
+-- only from the version the write follows; the key is kept after it (a key seen before is
+-- read first, without a lock, and its first answer given). Before, a write kept its key
+-- first and updated the game's row last, after reading the version without a lock.
+-- A write judged under lock_game (service/games/write.py, after its writes met others')
+-- then holds the game from its read of the log to its commit; a writer that comes
+-- meanwhile waits, then finds the version moved on and appends nothing
+-- (`current_version`), where it would have appended first, or held the key that the
+-- locked one needed, and deadlocked with it. No lock more than before on a write's path.
 --
 -- As in 0020: a write whose first seq does not follow the game's version (its writer
 -- judged a stale position: another instance, or another worker, wrote first) appends
@@ -66,11 +70,11 @@ DECLARE
     v_version integer;
     r races%ROWTYPE;
 BEGIN
-    IF p_key IS NOT NULL THEN
-        INSERT INTO idempotency_keys AS k (player_id, key, request_hash, status, response, created_at)
-        VALUES (p_player, p_key, p_request_hash, p_http_status, p_response, v_at)
-        ON CONFLICT (player_id, key) DO NOTHING;
-        IF NOT FOUND THEN
+    -- a key seen before: its first answer (read without a lock; kept below, under the
+    -- game's row lock, which every writer of the game takes before its key)
+    IF p_key IS NOT NULL AND p_first_seq > 1 THEN
+        PERFORM 1 FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
+        IF FOUND THEN
             RETURN QUERY SELECT true, k.request_hash, k.status, k.response, k.created_at,
                                 NULL::timestamptz, NULL::timestamptz, NULL::bigint,
                                 NULL::timestamptz, NULL::bigint, NULL::integer
@@ -87,9 +91,6 @@ BEGIN
                 IF r.ended_at IS NULL THEN
                     PERFORM race_end(v_race);
                 END IF;
-                IF p_key IS NOT NULL THEN
-                    DELETE FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
-                END IF;
                 RETURN QUERY SELECT false, NULL::text, NULL::integer, NULL::jsonb, v_at,
                                     NULL::timestamptz, NULL::timestamptz, NULL::bigint,
                                     least(r.ends_at, r.ended_at), NULL::bigint, NULL::integer;
@@ -100,9 +101,6 @@ BEGIN
         IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_events) AS e(value)
                    WHERE (e.value->'data'->>'played_ms')::numeric
                          > game_elapsed_ms(v_created, v_at)) THEN
-            IF p_key IS NOT NULL THEN
-                DELETE FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
-            END IF;
             RETURN QUERY SELECT false, NULL::text, NULL::integer, NULL::jsonb, v_at, v_created,
                                 NULL::timestamptz, NULL::bigint, NULL::timestamptz,
                                 game_elapsed_ms(v_created, v_at), NULL::integer;
@@ -129,14 +127,28 @@ BEGIN
                     RAISE unique_violation USING MESSAGE = format(
                         'game %s is at seq %s, not %s', p_game, v_version, p_first_seq - 1);
                 END IF;
-                IF p_key IS NOT NULL THEN
-                    DELETE FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
-                END IF;
                 RETURN QUERY SELECT false, NULL::text, NULL::integer, NULL::jsonb, v_at,
                                     NULL::timestamptz, NULL::timestamptz, NULL::bigint,
                                     NULL::timestamptz, NULL::bigint, v_version;
                 RETURN;
             END IF;
+        END IF;
+    END IF;
+    IF p_key IS NOT NULL THEN
+        INSERT INTO idempotency_keys AS k (player_id, key, request_hash, status, response, created_at)
+        VALUES (p_player, p_key, p_request_hash, p_http_status, p_response, v_at)
+        ON CONFLICT (player_id, key) DO NOTHING;
+        IF NOT FOUND THEN
+            IF p_first_seq > 1 THEN  -- (kept since the read above: a refusal's, by the
+                -- service; the game's row is moved on already, so all of it goes back)
+                RAISE unique_violation USING MESSAGE = format(
+                    'the key of this write of game %s was kept meanwhile', p_game);
+            END IF;
+            RETURN QUERY SELECT true, k.request_hash, k.status, k.response, k.created_at,
+                                NULL::timestamptz, NULL::timestamptz, NULL::bigint,
+                                NULL::timestamptz, NULL::bigint, NULL::integer
+                FROM idempotency_keys k WHERE k.player_id = p_player AND k.key = p_key;
+            RETURN;
         END IF;
     END IF;
     IF p_first_seq = 1 THEN

@@ -165,7 +165,13 @@ class Sessions:
             token = _LOCKED.set(held)
             try:
                 async with self.connection():
-                    await conn.execute("BEGIN", timeout=self.timeout)
+                    # (a client that stops between statements, frozen or cut off, holds
+                    # the game no longer than DB_TIMEOUT: the server ends its session)
+                    idle_ms = max(1, round(self.db_timeout * 1000))
+                    await conn.execute(
+                        f"BEGIN; SET LOCAL idle_in_transaction_session_timeout = {idle_ms}",
+                        timeout=self.timeout,
+                    )
                     await conn.execute("SELECT lock_game($1)", game_id, timeout=self.timeout)
                 yield
             finally:

@@ -67,8 +67,9 @@ async def commit(
         if recorded.race_ends_at is not None:
             assert done.race_id is not None
             raise races.over(done.race_id, recorded.race_ends_at)
-        if recorded.replayed is not None:  # the key's earlier answer: memory may lack it
+        if recorded.replayed is not None:  # the key's earlier answer: nothing written now
             assert idem is not None
+            settle = False  # (memory's copy stays: not this write's, nor forgotten)
             return answers.replayed(recorded.replayed, idem)
         answer = Answer(201, answers.stamped(template, recorded.at))
         if recorded.arrived_ms is not None:  # (nothing was appended)

@@ -41,7 +41,9 @@ async def taken(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:
     wait for the database, and while that hangs a write queued behind five others still
     answers within DB_TIMEOUT."""
     held = lock(backend, game_id)
-    if not held.locked():
+    # (free, and no one waiting: taken at once. Right after a release, a waiter that was
+    # woken but has not run yet still comes first, so acquire() would wait, unbounded)
+    if not held.locked() and not getattr(held, "_waiters", None):
         await held.acquire()
     else:
         await _waited(
@@ -199,7 +201,7 @@ def settled(
     """After a write of this instance: keep `live`, the game as the write committed it
     (the log's latest under the listener's `epoch`, taken before the commit, unless
     another instance announced more since), and tell this instance's live streams; or,
-    with `live` None (the outcome unknown, or the key's earlier answer given again),
+    with `live` None (the outcome unknown, or the race ended by the write),
     forget memory's copy: the next read is the log's. A win (`won`: its variant and deal)
     changed the deal's boards, or may have: their pages in memory are told, here and on
     the other instances (service/boards/known.py); a race's game wakes the race's feeds."""

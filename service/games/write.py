@@ -73,30 +73,32 @@ async def write(
             # (after LOCK_AFTER conflicts: in a transaction that holds the game's locks from
             # the read of its log to the commit, EventStore.locked)
             locked = conflicts >= LOCK_AFTER and not last
-            async with backend.store.locked(game_id) if locked else nullcontext():
-                live = await positions.fresh(backend, game_id, from_log)
-                if last:
-                    break
-                try:
-                    if search is not None:  # (searched on this very position)
-                        action, extra = await search(live.game)
-                    assert action is not None
-                    done, events, finish = checks.judged(
-                        live, player, expected_version, action, arrival,
-                        backend.max_game_events,
-                    )
-                except (EngineError, VersionMismatch):
-                    if from_log:
-                        raise
-                    from_log = True  # memory's copy said no: judge again on the log
-                    continue
-                try:
+            try:
+                async with backend.store.locked(game_id) if locked else nullcontext():
+                    live = await positions.fresh(backend, game_id, from_log)
+                    if last:
+                        break
+                    try:
+                        if search is not None:  # (searched on this very position)
+                            action, extra = await search(live.game)
+                        assert action is not None
+                        done, events, finish = checks.judged(
+                            live, player, expected_version, action, arrival,
+                            backend.max_game_events,
+                        )
+                    except (EngineError, VersionMismatch):
+                        if from_log:
+                            raise
+                        from_log = True  # memory's copy said no: judge again on the log
+                        continue
                     return await commit.commit(
                         backend, game_id, done, events, live.version + 1, finish, idem, extra
                     )
-                except VersionConflict:
-                    from_log = True  # another instance wrote first: judge again on the log
-                    conflicts += 1
+            except VersionConflict:
+                # another instance wrote first (or the database broke a deadlock of the
+                # game's locks, taking them or writing): judge again on the log
+                from_log = True
+                conflicts += 1
         assert live is not None
         raise VersionMismatch(
             "other moves keep arriving first; reload the game and try again",

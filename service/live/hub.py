@@ -375,7 +375,7 @@ class StreamHub(Feeds):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("stream: listening failed: %s", exc)
+                log.warning("stream: listening failed: %r", exc)
             finally:
                 self.listening.clear()
                 if conn is not None:

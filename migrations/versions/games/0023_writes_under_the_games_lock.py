@@ -4,11 +4,12 @@ A write judged on a position read from the log could lose to another instance's 
 the same game again and again (that one's copy current, one round trip; its own, two),
 and a move sent without `expected_version` ended in 409. A writer whose writes met others'
 now reads the log and judges under the game's locks, taken by lock_game, and commits
-before another write of the game can land. For that, record_events moves the game's row
-on (taking its lock, after its race's) before it appends the events, and only from the
-version the write follows, where it read the version without a lock and updated the row
-last: a writer that comes meanwhile waits, then appends nothing, where it would have
-appended and then deadlocked with the locked one (migrations/sql/0023_record_events.sql).
+before another write of the game can land. For that, every write of a game takes its
+locks in one order: its race's row, the game's row (moved on before the events are
+appended, and only from the version the write follows), then its idempotency key. Before,
+a write kept its key first and updated the row last, after reading the version without a
+lock: a writer that came meanwhile would have appended, or held the key the locked one
+needed, and deadlocked with it (migrations/sql/0023_record_events.sql).
 
 Revision ID: 0023
 Revises: 0022

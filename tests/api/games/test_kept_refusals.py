@@ -9,6 +9,8 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from service.base.keys import BACKEND_KEY
+
 from ..helpers import auth, get, instance, new_game, new_player, post
 
 
@@ -68,3 +70,21 @@ async def test_one_key_sent_at_once_to_two_instances_gets_one_answer(db_url: str
             assert len({str(body) for _, body, _ in answers}) == 1, answers
             log = await get(a, f"/v1/games/{game['id']}")
             assert log["version"] == (3 if statuses == {201} else 2)
+
+
+async def test_a_retrys_first_answer_keeps_memorys_copy_of_the_game(
+    client: TestClient,
+) -> None:
+    """Nothing is written by a retry given its first answer: the instance keeps its copy
+    of the game, and the next read replays no log."""
+    backend = client.app[BACKEND_KEY]
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=617, autoplay=False)
+    url = f"/v1/games/{game['id']}"
+    first = await keyed(client, ada, f"{url}/moves", {"from": "t1", "to": "c"}, "m-1")
+    await post(client, ada, f"{url}/moves", {"from": "t2", "to": "c"})
+    replayed = backend.logs_replayed
+    again = await keyed(client, ada, f"{url}/moves", {"from": "t1", "to": "c"}, "m-1")
+    assert again[:2] == first[:2] and again[2] == "true"
+    assert (await get(client, url))["version"] == 3
+    assert backend.logs_replayed == replayed

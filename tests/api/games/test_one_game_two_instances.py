@@ -100,3 +100,44 @@ async def test_a_races_games_moved_on_two_instances_until_its_end_never_deadlock
             assert log["version"] == 2 + kinds[(201, "")] + 1
             assert log["status"] == "abandoned"
     assert await deadlocks(db_url) == 0
+
+
+async def test_keyed_moves_sent_twice_to_two_instances_among_others_never_deadlock(
+    db_url: str,
+) -> None:
+    """Each keyed move is sent to one instance and, while it is in flight, with the same
+    key to the other (an app that retries through another address), among unkeyed moves of
+    the same game on both: every writer of the game takes its locks in one order (its
+    race's row, the game's, then its key), so none deadlocks, and each key acts once."""
+    async with instance(db_url) as a, instance(db_url) as b:
+        ada = await new_player(a)
+        game = await new_game(a, ada, deal=617, autoplay=False)
+        gid = game["id"]
+        url = f"/v1/games/{gid}/moves"
+        card = game["state"]["tableau"][0][-1]
+        await post(a, ada, url, {"from": "t1", "to": "c"})
+        move = {"card": card, "to": "c"}
+
+        async def twice(n: int) -> list[tuple[int, str]]:
+            seen = []
+            for i in range(n):
+                headers = {**auth(ada), "Idempotency-Key": f"k{n}-{i}"}
+                first = asyncio.create_task(a.post(url, json=move, headers=headers))
+                await asyncio.sleep(0.002 * (i % 5))
+                second = await b.post(url, json=move, headers=headers)
+                for r in (await first, second):
+                    seen.append((r.status, await r.text()))
+            return seen
+
+        answers = await asyncio.gather(
+            *(twice(n) for n in (20, 21, 22)),
+            *(to_and_fro(c, ada, gid, card, 20) for c in (a, b, a, b)),
+        )
+        keyed = [x for each in answers[:3] for x in each]
+        plain = [x for each in answers[3:] for x in each]
+        statuses = Counter(s for s, _ in keyed) + Counter(x["status"] for x in plain)
+        assert statuses == Counter({201: 2 * 63 + 80}), statuses
+        # each key's two answers are one: its write, made once
+        assert all(keyed[i][1] == keyed[i + 1][1] for i in range(0, len(keyed), 2))
+        assert (await get(b, f"/v1/games/{gid}"))["version"] == 2 + 63 + 80
+    assert await deadlocks(db_url) == 0

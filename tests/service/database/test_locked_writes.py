@@ -16,6 +16,7 @@ from service.database.connections import (
     Budget,
     DatabaseUnavailable,
     VersionConflict,
+    create_pool,
 )
 from service.database.store import EventStore
 
@@ -93,3 +94,32 @@ async def test_a_locked_write_on_a_hung_game_answers_within_the_requests_budget(
         await locker.close()
     assert [e.seq for e in await store.read_events(gid)] == [1]
     assert (await store.record(**write_args(gid, pid, 2, 1))).replayed is None
+
+
+async def test_a_locked_transaction_whose_client_stops_holds_the_game_no_longer_than_its_timeout(
+    db_url: str,
+) -> None:
+    """A client that stops between the statements of its locked transaction (a frozen
+    process, a cut network) holds the game no longer than DB_TIMEOUT: the server ends
+    its session, and the game's other writers go on."""
+    pool = await create_pool(db_url, 1, 4)
+    store = EventStore(pool, timeout=1.0)
+    try:
+        pid = await new_player(store)
+        gid = uuid.uuid4()
+        await store.record(**write_args(gid, pid, 1, 1))
+
+        async def stalled() -> None:
+            async with store.locked(gid):
+                await asyncio.sleep(2.5)  # (its connection idle in its transaction)
+
+        stall = asyncio.create_task(stalled())
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        other = EventStore(pool, timeout=5.0)
+        assert (await other.record(**write_args(gid, pid, 2, 1))).replayed is None
+        assert time.monotonic() - started < 2.0  # within the stalled one's 1 s, not 2.5
+        with pytest.raises(DatabaseUnavailable):
+            await stall
+    finally:
+        await pool.close()
