@@ -100,9 +100,9 @@ def replayed(found: Replayed, idem: Idempotency) -> Answer:
             f"the Idempotency-Key {idem.key!r} was used before for another request;"
             " use a new key for a new request"
         )
-    if found.status >= 400:
-        raise FirstAnswer(found.response)
-    return Answer(found.status, stamped(found.response, found.at), replayed=True)
+    if found.status < 400:
+        return Answer(found.status, stamped(found.response, found.at), replayed=True)
+    raise FirstAnswer(found.response)
 
 
 def kept_refusal(refusal: Exception) -> bool:
