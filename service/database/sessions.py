@@ -189,13 +189,12 @@ class Sessions:
         """Whether the current task is inside :meth:`locked`, its transaction open."""
         return _held() is not None
 
-    async def commit_locked(self) -> bool:
-        """The COMMIT of the current task's locked transaction, if there is one (False
-        if not). A COMMIT that does not come through leaves its outcome unknown: the
-        connection is closed, and the error is DatabaseUnavailable."""
+    async def commit_locked(self) -> None:
+        """The COMMIT of the current task's locked transaction (the store's record() ends
+        it so, inside :meth:`locked`). A COMMIT that does not come through leaves its
+        outcome unknown: the connection is closed, and the error is DatabaseUnavailable."""
         held = _held()
-        if held is None:
-            return False
+        assert held is not None, "no locked transaction to commit"
         async with self.connection() as conn:
             timeout = self.timeout
             held.open = False
@@ -204,4 +203,3 @@ class Sessions:
             except BaseException:
                 conn.terminate()
                 raise
-        return True

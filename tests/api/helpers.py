@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 from aiohttp.test_utils import TestClient, TestServer
 
 from engine import Move
@@ -104,3 +105,12 @@ def instance(db_url: str, **settings: Any) -> TestClient:
 
     return TestClient(TestServer(create_app(app_settings)),
                       trace_configs=[validating_trace_config()])
+
+
+async def db_value(db_url: str, sql: str, *args: Any) -> Any:
+    """One value, read straight from the database."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        return await conn.fetchval(sql, *args)
+    finally:
+        await conn.close()

@@ -14,23 +14,18 @@ import asyncio
 from collections import Counter
 from typing import Any
 
-import asyncpg
 from aiohttp.test_utils import TestClient
 
-from ..helpers import auth, get, instance, new_game, new_player, post
+from ..helpers import auth, db_value, get, instance, new_game, new_player, post
 from ..races.helpers import call, new_race, until
 
 
 async def deadlocks(db_url: str) -> int:
     """The deadlocks PostgreSQL has found in the test's database so far."""
-    conn = await asyncpg.connect(db_url)
-    try:
-        found: int = await conn.fetchval(
-            "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
-        )
-        return found
-    finally:
-        await conn.close()
+    found: int = await db_value(
+        db_url, "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+    )
+    return found
 
 
 async def to_and_fro(client: TestClient, player: dict[str, Any], gid: str, card: str,

@@ -10,23 +10,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
-import asyncpg
 from aiohttp.test_utils import TestClient
 
 from service.live.hub import HUB_KEY
 from service.verify.run import verify
 
-from ..helpers import auth, instance, new_player, shortest
+from ..helpers import auth, db_value, instance, new_player, shortest
 from .helpers import call, give_up_with_a_card_up, new_race, race_events, until
-
-
-async def fetch(db_url: str, sql: str, *args: Any) -> Any:
-    """One value, read straight from the database."""
-    conn = await asyncpg.connect(db_url)
-    try:
-        return await conn.fetchval(sql, *args)
-    finally:
-        await conn.close()
 
 
 async def test_three_racers_on_two_instances_one_wins_one_abandons_one_idles(
@@ -46,7 +36,7 @@ async def test_three_racers_on_two_instances_one_wins_one_abandons_one_idles(
         assert [e["seq"] for e in first] == [1, 2, 3, 4]
 
         await until(race["starts_at"], 0.4)  # the clocks started it: no request needed
-        status = await fetch(db_url, "SELECT status FROM races WHERE id = $1", rid)
+        status = await db_value(db_url, "SELECT status FROM races WHERE id = $1", rid)
         assert status == "running"
         running = await call(b, "GET", f"/v1/races/{rid}")
         games = {p["player"]["name"]: p["game_id"] for p in running["players"]}
@@ -56,7 +46,7 @@ async def test_three_racers_on_two_instances_one_wins_one_abandons_one_idles(
                        {"moves": [m.to_dict() for m in line[i:i + 10]]}, 201)
 
         await until(race["ends_at"], 0.8)
-        ended_at = await fetch(db_url, "SELECT ended_at FROM races WHERE id = $1", rid)
+        ended_at = await db_value(db_url, "SELECT ended_at FROM races WHERE id = $1", rid)
         assert ended_at is not None  # the clocks ended it: no request needed
         assert ended_at - datetime.fromisoformat(race["ends_at"]) < timedelta(seconds=0.8)
         rest = await race_events(b, rid, after=first[-1]["seq"], until_type="RaceEnded")
@@ -144,7 +134,7 @@ async def commits(db_url: str, player: dict[str, Any], *clients: TestClient) -> 
     for client in clients:
         r = await client.get(f"/v1/players/{player['id']}")
         assert r.status == 200
-    count: int = await fetch(
+    count: int = await db_value(
         db_url, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
     )
     return count
@@ -228,14 +218,14 @@ async def test_start_and_end_happen_once_under_concurrent_requests(db_url: str) 
         await until(race["ends_at"], 0.001)
         seen = await storm()
         assert all(r["status"] == "over" for r in seen)
-        counts = await fetch(
+        counts = await db_value(
             db_url,
             "SELECT jsonb_object_agg(type, n) FROM (SELECT type, count(*) AS n FROM race_events"
             " WHERE race_id = $1 GROUP BY type) AS t", rid,
         )
         counts = json.loads(counts)
-        games = await fetch(db_url, "SELECT count(*) FROM games WHERE race_id = $1", rid)
-        abandons = await fetch(
+        games = await db_value(db_url, "SELECT count(*) FROM games WHERE race_id = $1", rid)
+        abandons = await db_value(
             db_url,
             "SELECT count(*) FROM game_events e JOIN games g ON g.id = e.game_id"
             " WHERE g.race_id = $1 AND e.type = 'GameAbandoned'", rid,
@@ -244,7 +234,7 @@ async def test_start_and_end_happen_once_under_concurrent_requests(db_url: str) 
         assert counts["PlayerFinished"] == games == abandons == 2
     assert (await verify(db_url)).ok
     # a race's log that lost an event no longer agrees with its games' logs
-    await fetch(db_url, "DELETE FROM race_events WHERE race_id = $1 AND type = 'Progress'"
+    await db_value(db_url, "DELETE FROM race_events WHERE race_id = $1 AND type = 'Progress'"
                 " AND seq = (SELECT min(seq) FROM race_events WHERE type = 'Progress')", rid)
     found = [str(d) for d in (await verify(db_url)).differences]
     assert any("without gaps" in d for d in found) and any("Progress" in d for d in found)
@@ -270,7 +260,7 @@ async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: st
         await call(b, "POST", f"/v1/games/{games['bob']}/moves", bob, line[0].to_dict(), 201)
 
         await until(race["ends_at"], 0.05)
-        assert await fetch(db_url, "SELECT status FROM races WHERE id = $1", rid) == "running"
+        assert await db_value(db_url, "SELECT status FROM races WHERE id = $1", rid) == "running"
         late = await asyncio.gather(
             *(c.post(f"/v1/games/{games[name]}/moves", json=line[1].to_dict(),
                      headers={**auth(p), "Idempotency-Key": f"late-{name}"})
@@ -285,11 +275,11 @@ async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: st
             assert datetime.fromisoformat(problem["ended_at"]) == datetime.fromisoformat(
                 race["ends_at"])
         # each key keeps its first answer, the refusal: a retry gets it again
-        assert await fetch(
+        assert await db_value(
             db_url, "SELECT count(*) FROM idempotency_keys WHERE status = 409"
         ) == 2
 
-        counts = json.loads(await fetch(
+        counts = json.loads(await db_value(
             db_url,
             "SELECT jsonb_object_agg(type, n) FROM (SELECT type, count(*) AS n FROM race_events"
             " WHERE race_id = $1 GROUP BY type) AS t", rid,
@@ -301,7 +291,7 @@ async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: st
         ends_at = datetime.fromisoformat(race["ends_at"])
         length_ms = round((ends_at - datetime.fromisoformat(race["starts_at"])).total_seconds()
                           * 1000)
-        assert await fetch(db_url, "SELECT ended_at FROM races WHERE id = $1", rid) == ends_at
+        assert await db_value(db_url, "SELECT ended_at FROM races WHERE id = $1", rid) == ends_at
         for name in ("ada", "bob"):
             log = (await call(a, "GET", f"/v1/games/{games[name]}/events"))["events"]
             # the move before the end, then the abandonment: no move after ends_at
@@ -317,7 +307,7 @@ async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: st
         # nothing more written
         late_undo = await call(b, "POST", f"/v1/games/{games['ada']}/undo", ada, {}, 409)
         assert late_undo["type"].endswith("/race-over"), late_undo
-        version = await fetch(db_url, "SELECT version FROM races WHERE id = $1", rid)
+        version = await db_value(db_url, "SELECT version FROM races WHERE id = $1", rid)
         assert version == sum(counts.values())
     report = await verify(db_url, min_median_move_ms=0)
     assert report.ok, [str(d) for d in report.differences]
