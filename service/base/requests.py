@@ -127,6 +127,13 @@ class Idempotency:
     request_hash: str
 
 
+# the 422's detail when a key comes again with another request
+KEY_REUSED: Final = (
+    "the Idempotency-Key {key!r} was used before for another request; use a new key for a"
+    " new request"
+)
+
+
 def request_hash(route: str, body: BaseModel) -> str:
     """The request as its body was understood: every field with its value, defaults
     written out, so a retry that spells a default (`"count": 1`, `"autoplay": true`) or

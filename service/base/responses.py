@@ -50,11 +50,14 @@ def json_response(body: Any, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
 
 
-def secret_response(body: Any, status: int = 200) -> web.Response:
+def secret_response(body: Any, status: int = 200, replayed: bool = False) -> web.Response:
     """An answer that carries a secret (a token, a link code) or a player's own devices:
-    no cache, shared or not, may keep it."""
+    no cache, shared or not, may keep it. `replayed`: the first answer given again to a
+    retry (its Idempotency-Key)."""
     response = json_response(body, status)
     response.headers["Cache-Control"] = "no-store"
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
     return response
 
 

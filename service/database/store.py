@@ -338,7 +338,8 @@ class EventStore(Sessions):
     async def purge_keys(self, older_than: datetime) -> int:
         async with self.connection() as conn:
             status: str = await conn.execute(
-                "DELETE FROM idempotency_keys WHERE created_at < $1", older_than,
+                "WITH t AS (DELETE FROM token_keys WHERE created_at < $1)"
+                " DELETE FROM idempotency_keys WHERE created_at < $1", older_than,
                 timeout=self.timeout,
             )
         return int(status.split()[-1])

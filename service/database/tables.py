@@ -1,4 +1,5 @@
-"""The schema as SQLAlchemy Core tables: what alembic migrates and checks.
+"""The schema as SQLAlchemy Core tables, as the migrations leave it (they are written by
+hand; tests/service/database/test_schema.py holds this module to them).
 
 The event log (`game_events`) is the truth. `games` is a projection of it, written in the
 same transaction as the events, for queries only.
@@ -74,6 +75,19 @@ link_codes = Table(
     Column("token_id", Uuid, ForeignKey("device_tokens.id"), nullable=False),
     Index("link_codes_expires", "expires_at"),
     Index("link_codes_token", "token_id"),
+)
+
+# the Idempotency-Keys of requests that made a device token (migration 0024): a retry gets
+# the first answer, its token derived again (service/players/issued.py), never stored
+token_keys = Table(
+    "token_keys",
+    metadata,
+    Column("key_hash", LargeBinary, primary_key=True),
+    Column("request_hash", Text, nullable=False),
+    Column("token_id", Uuid, ForeignKey("device_tokens.id"), nullable=False),
+    Column("response", JSONB, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
+    Index("token_keys_created", "created_at"),
 )
 
 # link-code tries per client address: their times in the last minute, oldest first

@@ -21,7 +21,7 @@ from service.base.errors import (
     Unprocessable,
 )
 from service.base.problems import refusal_problem
-from service.base.requests import Idempotency
+from service.base.requests import KEY_REUSED, Idempotency
 from service.database.store import Replayed
 from service.games.live import LiveGame
 from service.games.times import Finish
@@ -96,10 +96,7 @@ def replayed(found: Replayed, idem: Idempotency) -> Answer:
     """The key's first answer, unless the key came with another request; a refusal kept
     as the first answer is raised again (FirstAnswer), as it was first answered."""
     if found.request_hash != idem.request_hash:
-        raise Unprocessable(
-            f"the Idempotency-Key {idem.key!r} was used before for another request;"
-            " use a new key for a new request"
-        )
+        raise Unprocessable(KEY_REUSED.format(key=idem.key))
     if found.status < 400:
         return Answer(found.status, stamped(found.response, found.at), replayed=True)
     raise FirstAnswer(found.response)

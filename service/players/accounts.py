@@ -1,27 +1,26 @@
 """Players and their device tokens: plain values in and out, against the backend
 (service/base/backend.py).
 
-A token is shown once and stored as its SHA-256 (tokens are 256 random bits: no need for a
-slow hash). Each instance keeps the players of the tokens it saw in memory. A token signed
-out is announced to every instance in the transaction that signs it out (a `NOTIFY` on the
-live-event hub's channel, which delivers it at the commit; through the broker too when
-EVENTS_BROKER is set, before the answer): each forgets it then. So memory trusts a token
-it checked while the hub's listener was connected for `LAST_USED_EVERY` seconds, as long
-as the listener has stayed connected and no sign-out has been heard since (:func:`vouch`);
-a check made while nothing listened is trusted for `TOKEN_RECHECK` seconds only. Each
-check is one indexed query, which also notes the token's last use, at most once a minute.
-A player has at most
-`MAX_TOKENS` tokens in use; a new one is made under a lock on the player's row
-(`LOCK_PLAYER`), so that the cap holds against concurrent requests. The codes that link a
-new device are in link_codes.py; names that cannot pass for another's in names.py.
+A token is shown once and stored as its SHA-256 (tokens.py, which also gives a token's
+first answer again to a retry with its Idempotency-Key). Each instance keeps the players
+of the tokens it saw in memory. A token signed out is announced to every instance in the
+transaction that signs it out (a `NOTIFY` on the live-event hub's channel, which delivers
+it at the commit; through the broker too when EVENTS_BROKER is set, before the answer):
+each forgets it then. So memory trusts a token it checked while the hub's listener was
+connected for `LAST_USED_EVERY` seconds, as long as the listener has stayed connected and
+no sign-out has been heard since (:func:`vouch`); a check made while nothing listened is
+trusted for `TOKEN_RECHECK` seconds only. Each check is one indexed query, which also notes
+the token's last use, at most once a minute. A player has at most `MAX_TOKENS` tokens in
+use; a new one is made under a lock on the player's row (`LOCK_PLAYER`), so that the cap
+holds against concurrent requests. The codes that link a new device are in link_codes.py;
+names that cannot pass for another's in names.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 import time
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -31,6 +30,7 @@ from service.base.errors import Conflict, NotFound, Unauthorized
 from service.database.connections import plain, transaction
 from service.database.statements import CHANNEL, SIGNED_OUT
 from service.players.names import glyph_key, name_key, shape_key, unique_name
+from service.players.tokens import Issued, TokenKey, hash_token, keep, new_token, once
 
 TOKEN_RECHECK: Final = 1.0  # seconds a token is trusted from memory while nothing listens
 LAST_USED_EVERY: Final = 60  # seconds between two notes of a token's last use (and checks)
@@ -76,14 +76,6 @@ def signed_out(backend: Backend, digest: bytes) -> None:
     backend.players.pop(digest)
 
 
-def hash_token(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
-
-
-def new_token() -> tuple[uuid.UUID, str]:
-    return uuid.uuid4(), secrets.token_urlsafe(32)
-
-
 def remember(
     backend: Backend, digest: bytes, player: Player, vouched: tuple[int, int] | None
 ) -> None:
@@ -99,22 +91,32 @@ INSERT INTO device_tokens (id, player_id, token_hash, device, created_at)
 SELECT $3, p.id, $4, $5, p.created_at FROM p RETURNING created_at"""
 
 
-async def create_player(backend: Backend, name: str) -> dict[str, Any]:
+async def create_player(
+    backend: Backend, name: str, server_key: bytes, tk: TokenKey | None = None
+) -> Issued:
     """A new player and their first token; 409 `name-taken` when the name looks like an
     existing player's (service/players/names.py: the database's unique index decides, so
-    two lookalike names created at once do not both pass)."""
-    token_id, token = new_token()
-    player_id = uuid.uuid4()
-    digest = hash_token(token)
-    # (memory keeps the new token only once it is used: that first use notes it, so a
-    # device's `last_used_at` says when it was)
-    async with backend.store.connection() as conn:
-        with unique_name(name):
-            created: datetime = await conn.fetchval(
-                CREATE_PLAYER, player_id, name, token_id, digest, FIRST_DEVICE,
-                name_key(name), shape_key(name), glyph_key(name), timeout=backend.store.timeout,
-            )
-    return {"id": player_id, "name": name, "token": token, "created_at": created}
+    two lookalike names created at once do not both pass). Under an Idempotency-Key
+    (`tk`), a retry gets the first answer (tokens.py)."""
+
+    async def make() -> dict[str, Any]:
+        token_id, token = new_token(server_key, tk)
+        player_id = uuid.uuid4()
+        timeout = backend.store.timeout
+        # (memory keeps the new token only once it is used: that first use notes it, so a
+        # device's `last_used_at` says when it was)
+        async with backend.store.connection() as conn, (
+            nullcontext() if tk is None else transaction(conn, timeout)
+        ):
+            with unique_name(name):
+                created: datetime = await conn.fetchval(
+                    CREATE_PLAYER, player_id, name, token_id, hash_token(token), FIRST_DEVICE,
+                    name_key(name), shape_key(name), glyph_key(name), timeout=timeout,
+                )
+            await keep(conn, tk, token_id, {"id": player_id, "name": name}, timeout)
+        return {"id": player_id, "name": name, "token": token, "created_at": created}
+
+    return await once(backend, server_key, tk, make)
 
 
 # the token's player, noting its last use when the last note is a minute old or more
@@ -177,22 +179,31 @@ def too_many() -> Conflict:
     )
 
 
-async def add_token(backend: Backend, player: Player, device: str) -> dict[str, Any]:
-    """Another token for the same player, for the device named."""
-    token_id, token = new_token()
-    timeout = backend.store.timeout
-    async with backend.store.connection() as conn, transaction(conn, timeout):
-        asking = await conn.fetchval(
-            LOCK_PLAYER_OF_TOKEN, player.id, player.token_id, timeout=timeout
-        )
-        if asking is None:  # signed out meanwhile, on another instance that had not told
-            raise Unauthorized("this token belongs to no player, or was signed out")
-        created = await conn.fetchval(
-            ADD_TOKEN, token_id, player.id, hash_token(token), device, timeout=timeout
-        )
-    if created is None:
-        raise too_many()
-    return {"id": token_id, "device": device, "token": token, "created_at": created}
+async def add_token(
+    backend: Backend, player: Player, device: str, server_key: bytes,
+    tk: TokenKey | None = None,
+) -> Issued:
+    """Another token for the same player, for the device named; under an Idempotency-Key
+    (`tk`), a retry gets the first answer (tokens.py)."""
+
+    async def make() -> dict[str, Any]:
+        token_id, token = new_token(server_key, tk)
+        timeout = backend.store.timeout
+        async with backend.store.connection() as conn, transaction(conn, timeout):
+            asking = await conn.fetchval(
+                LOCK_PLAYER_OF_TOKEN, player.id, player.token_id, timeout=timeout
+            )
+            if asking is None:  # signed out meanwhile, on another instance not yet told
+                raise Unauthorized("this token belongs to no player, or was signed out")
+            created = await conn.fetchval(
+                ADD_TOKEN, token_id, player.id, hash_token(token), device, timeout=timeout
+            )
+            if created is None:
+                raise too_many()
+            await keep(conn, tk, token_id, {"id": token_id, "device": device}, timeout)
+        return {"id": token_id, "device": device, "token": token, "created_at": created}
+
+    return await once(backend, server_key, tk, make)
 
 
 LIST_TOKENS = """

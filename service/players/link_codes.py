@@ -27,14 +27,8 @@ from service.base.backend import Backend
 from service.base.errors import Conflict, Unprocessable
 from service.base.settings import Settings
 from service.database.connections import plain, transaction
-from service.players.accounts import (
-    IN_USE,
-    MAX_TOKENS,
-    Player,
-    hash_token,
-    new_token,
-    too_many,
-)
+from service.players.accounts import IN_USE, MAX_TOKENS, Player, too_many
+from service.players.tokens import Issued, TokenKey, hash_token, keep, new_token, once
 
 LINK_CODE_MINUTES: Final = 10
 LINK_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, no 1/I
@@ -151,33 +145,37 @@ def _no_such_code() -> Unprocessable:
 
 
 async def redeem_link_code(
-    backend: Backend, key: bytes, code: str, device: str
-) -> dict[str, Any]:
+    backend: Backend, key: bytes, code: str, device: str, tk: TokenKey | None = None
+) -> Issued:
     """A token for a new device of the player whose code this is; the code is spent. 409
-    when the player has MAX_TOKENS devices signed in (the code then stays good)."""
-    token_id, token = new_token()
-    digest = hash_token(token)
+    when the player has MAX_TOKENS devices signed in (the code then stays good). Under an
+    Idempotency-Key (`tk`), a retry gets the first answer (tokens.py), the code spent."""
     code_hash = hash_code(key, code)
-    timeout = backend.store.timeout
-    async with backend.store.connection() as conn, transaction(conn, timeout):
-        owner = await conn.fetchrow(LOCK_CODE_PLAYER, code_hash, timeout=timeout)
-        if owner is None:
-            raise _no_such_code()
-        row = await conn.fetchrow(
-            REDEEM_LINK_CODE, code_hash, owner["id"], token_id, digest, device,
-            timeout=timeout,
-        )
-    if row["created_at"] is None:
-        raise too_many() if row["in_use"] >= MAX_TOKENS else _no_such_code()
-    # (memory keeps the new token once it is used, as a new player's: accounts.py)
-    player = Player(plain(owner["id"]), owner["name"], token_id)
-    return {
-        "player": {"id": player.id, "name": player.name},
-        "id": token_id,
-        "device": device,
-        "token": token,
-        "created_at": row["created_at"],
-    }
+
+    async def make() -> dict[str, Any]:
+        token_id, token = new_token(key, tk)
+        timeout = backend.store.timeout
+        async with backend.store.connection() as conn, transaction(conn, timeout):
+            owner = await conn.fetchrow(LOCK_CODE_PLAYER, code_hash, timeout=timeout)
+            if owner is None:
+                raise _no_such_code()
+            row = await conn.fetchrow(
+                REDEEM_LINK_CODE, code_hash, owner["id"], token_id, hash_token(token), device,
+                timeout=timeout,
+            )
+            if row["created_at"] is None:
+                raise too_many() if row["in_use"] >= MAX_TOKENS else _no_such_code()
+            # (memory keeps the new token once it is used, as a new player's: accounts.py)
+            player = Player(plain(owner["id"]), owner["name"], token_id)
+            answer = {
+                "player": {"id": player.id, "name": player.name},
+                "id": token_id,
+                "device": device,
+            }
+            await keep(conn, tk, token_id, answer, timeout)
+        return {**answer, "token": token, "created_at": row["created_at"]}
+
+    return await once(backend, key, tk, make)
 
 
 async def purge_link_codes(backend: Backend, expired_before: datetime) -> None:

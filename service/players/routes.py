@@ -9,7 +9,13 @@ from aiohttp import web
 
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
 from service.base.ratelimit import charge
-from service.base.requests import parse_body, path_id, read_nothing, request_client
+from service.base.requests import (
+    idempotency,
+    parse_body,
+    path_id,
+    read_nothing,
+    request_client,
+)
 from service.base.responses import json_response, secret_response, tagged_response
 from service.boards import records as leaderboards
 from service.database.connections import BUDGET, DatabaseUnavailable
@@ -19,14 +25,18 @@ from service.players import friends, link_codes, stats, tries
 from service.players.auth import caller
 from service.players.link_codes import LINK_KEY
 from service.players.schemas import LinkDevice, NewDevice, NewPlayer
+from service.players.tokens import token_key
 
 log = logging.getLogger("service.players")
 
 
 async def create_player(request: web.Request) -> web.Response:
     body = await parse_body(request, NewPlayer)
-    player = await players.create_player(request.app[BACKEND_KEY], body.name.strip() or body.name)
-    return secret_response(player, 201)
+    tk = token_key(idempotency(request, body))
+    issued = await players.create_player(
+        request.app[BACKEND_KEY], body.name.strip() or body.name, request.app[LINK_KEY], tk
+    )
+    return secret_response(issued.body, 201, issued.replayed)
 
 
 async def me(request: web.Request) -> web.Response:
@@ -90,8 +100,11 @@ async def list_friends(request: web.Request) -> web.Response:
 async def add_token(request: web.Request) -> web.Response:
     player = await caller(request)
     body = await parse_body(request, NewDevice)
-    answer = await players.add_token(request.app[BACKEND_KEY], player, body.device)
-    return secret_response(answer, 201)
+    tk = token_key(idempotency(request, body), player.id.bytes)
+    issued = await players.add_token(
+        request.app[BACKEND_KEY], player, body.device, request.app[LINK_KEY], tk
+    )
+    return secret_response(issued.body, 201, issued.replayed)
 
 
 async def list_tokens(request: web.Request) -> web.Response:
@@ -125,11 +138,12 @@ async def link_device(request: web.Request) -> web.Response:
             charge(guesses, address, "link-code tries from your address")
             await tries.take(request.app[BACKEND_KEY], address, int(guesses.capacity))
         body = await parse_body(request, LinkDevice)
-        answer = await link_codes.redeem_link_code(
-            request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device
+        issued = await link_codes.redeem_link_code(
+            request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device,
+            token_key(idempotency(request, body)),
         )
     except DatabaseUnavailable:  # (a 503) the try was never judged: it does not count
         if guesses is not None:
             guesses.give_back(address)
         raise
-    return secret_response(answer, 201)
+    return secret_response(issued.body, 201, issued.replayed)

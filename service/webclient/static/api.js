@@ -64,7 +64,7 @@ export class Api {
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const withToken = Boolean(auth && this.token);
     if (withToken) headers.Authorization = `Bearer ${this.token}`;
-    if (key) headers["Idempotency-Key"] = randomKey();
+    if (key) headers["Idempotency-Key"] = typeof key === "string" ? key : randomKey();
     const keptKey = method === "GET" ? this.keptKey(path, withToken) : null;
     const kept = keptKey ? this.kept.get(keptKey) : undefined;
     if (kept) headers["If-None-Match"] = kept.etag;
@@ -128,8 +128,14 @@ export class Api {
 
   // ------------------------------------------------------------ the endpoints
 
-  createPlayer(name) {
-    return this.post("/v1/players", { name });
+  /** A new player: {id, name, token, created_at}. Tried again with the same name after no
+   * answer (or a 503), it sends the same Idempotency-Key, so it gets the player that the
+   * first try may have made, not a "name taken". */
+  async createPlayer(name) {
+    if (this.playerKey?.name !== name) this.playerKey = { name, key: randomKey() };
+    const player = await this.post("/v1/players", { name }, { key: this.playerKey.key });
+    this.playerKey = null;
+    return player;
   }
 
   player(id) {
