@@ -118,4 +118,4 @@ stop-db:
 	  [ ! -e "$$d/postmaster.pid" ] || DATA_DIR=$$d $(PY) -m service stop-db; done
 
 clean-db: stop-db
-	rm -rf .pgdata .pgdata-test .pgdata-bench .pgdata-outage
+	rm -rf .pgdata .pgdata-test .pgdata-bench .pgdata-outage .pgdata-failover

@@ -1,4 +1,4 @@
-"""A game's statuses, and which of them end play or stop its clock: the one place that says so.
+"""A game's statuses, and which of them end play or stop its clock: the one place in Python.
 
 ``Game.status`` is one of :data:`STATUSES`:
 
@@ -11,6 +11,10 @@
 redone (``Game.is_over``).  :data:`END_STATUSES` (won, blocked, abandoned) are those at
 which the game's clock stops: :func:`clock_stopped`.  A blocked game's clock starts again
 if an undo revives it.
+
+What the engine cannot reach says the same again, by these names' values: the database's
+players' figures and streaks (migrations/sql/0013_player_stats.sql, 0015_streaks.sql) and
+the web page's ``OVER`` (service/webclient/static/app.js).
 """
 
 from __future__ import annotations

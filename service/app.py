@@ -49,6 +49,7 @@ from service.database.connections import (
 from service.database.embedded import asyncpg_dsn, resolve_database_url
 from service.database.health import HealthProbe
 from service.database.store import EventStore
+from service.deals import routes as deals
 from service.games import positions
 from service.games import routes as games
 from service.live import routes as stream
@@ -103,7 +104,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/games/{game_id}/destinations", games.destinations)
     r.add_get("/v1/games/{game_id}/events", games.events)
     r.add_get("/v1/games/{game_id}/stream", stream.stream)
-    r.add_get("/v1/deals/{variant}/{deal}", games.deal)
+    r.add_get("/v1/deals/{variant}/{deal}", deals.deal)
     r.add_get("/v1/games/{game_id}/hint", solver.hint_after)
     r.add_post("/v1/games/{game_id}/hint", solver.hint)
     r.add_get("/v1/games/{game_id}/analysis", solver.analysis)
@@ -112,6 +113,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/static/{name}", webclient.static_file)
     r.add_get("/v1/leaderboards/{variant}/{deal}", leaderboards.board)
     r.add_get("/v1/leaderboards/{variant}/{deal}/times", leaderboards.winning_times)
+    # a player's record and games are the boards' (service/boards/routes.py)
     r.add_get("/v1/players/{player_id}", leaderboards.player_record)
     r.add_get("/v1/players/{player_id}/games", leaderboards.player_games)
     r.add_get("/v1/players/{player_id}/stats", players.player_stats)
@@ -215,14 +217,15 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
 
 
 async def maintenance_ctx(app: web.Application) -> AsyncIterator[None]:
-    """Idempotency keys (and spent or expired link codes) are kept `idempotency_hours` (at
-    least 24), then purged hourly, with the link-code tries of addresses quiet since."""
+    """Idempotency keys (and spent or expired link codes) are kept `idempotency_hours` (a
+    day at least: Settings), then purged hourly, with the link-code tries of addresses
+    quiet since."""
     settings = app[SETTINGS_KEY]
 
     async def purge() -> None:
         while True:
             await asyncio.sleep(3600)
-            cutoff = datetime.now(UTC) - timedelta(hours=max(24, settings.idempotency_hours))
+            cutoff = datetime.now(UTC) - timedelta(hours=settings.idempotency_hours)
             try:
                 await app[BACKEND_KEY].store.purge_keys(cutoff)
                 await purge_link_codes(app[BACKEND_KEY], cutoff)

@@ -91,7 +91,8 @@ class Backend:
     # the games in memory, as the games package keeps them (service/games/positions.py)
     games: GameCache[Any]
     # players by their token's hash, the most recently used ones, each with the time it
-    # was last checked against the database (service/players/accounts.py: CachedToken)
+    # was last checked against the database (service/players/accounts.py: CachedToken);
+    # create_app sizes it by CACHE_TOKENS, the default here is for tests' own backends
     players: Lru[bytes, Any] = field(default_factory=lambda: Lru(100_000))
     # the tokens signed out that this instance heard of since it began: memory's checks of
     # tokens are vouched for only while it stays the same (service/players/accounts.py)

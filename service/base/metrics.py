@@ -108,9 +108,6 @@ class Metrics:
 
         self._events: dict[str, Any] = {}  # each type's child, looked up once
 
-    def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
-        self.http.observe(route, method, status, seconds)
-
     def appended(self, kind: str) -> None:
         """An event of type `kind` appended to a game's log."""
         child = self._events.get(kind)

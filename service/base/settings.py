@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     # pool_mode = transaction): no named prepared statements, and the live-event listener
     # needs LISTEN_DATABASE_URL (a direct connection) or EVENTS_BROKER
     database_pooler: Literal["none", "transaction"] = "none"
+    # service processes sharing the port (SO_REUSEPORT); unset: one per core (per two
+    # cores when PostgreSQL runs on this machine), at most 4
+    workers: int | None = Field(default=None, ge=1, le=64)
     pool_min: int = 4
     pool_max: int = 16
     # connections that carry writes at once; writes that find them all busy go together
@@ -53,7 +56,8 @@ class Settings(BaseSettings):
     cache_tokens: int = 100_000
     # the most events a game's log may hold: a write past it is 409 (abandoning still works)
     max_game_events: int = Field(default=5000, ge=10)
-    idempotency_hours: int = 48
+    # hours idempotency keys (and spent or expired link codes) are kept: at least a day
+    idempotency_hours: int = Field(default=48, ge=24)
     # "off" switches every rate limit off; otherwise limits below apply
     rate_limits: str = "on"
     # writes per token per minute, player creations per address per minute
@@ -99,9 +103,6 @@ class Settings(BaseSettings):
     # opening (and the day's deal) is searched at once in the background
     hint_budget_seconds: float = 2.0
     solver_workers: int = 1
-    # service processes sharing the port (SO_REUSEPORT); unset: one per core (per two
-    # cores when PostgreSQL runs on this machine), at most 4
-    workers: int | None = Field(default=None, ge=1, le=64)
     solver_cache: int = 50_000
     solver_library: bool = True
     analysis_budget_seconds: float = 20.0

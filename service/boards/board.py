@@ -22,7 +22,7 @@ from service.base.backend import Backend
 from service.base.errors import NotFound
 from service.boards import order
 from service.boards.cursors import board_cursor, board_key, parse_board_cursor
-from service.deals.numbers import check_deal_number
+from service.deals.numbers import checked_deal
 from service.players.accounts import Player
 
 AROUND = 5  # entries shown above and below the caller's own with around=me
@@ -168,7 +168,7 @@ async def board(
 ) -> dict[str, Any]:
     """One page of the deal's board `kind` (board_name), fastest first; `next` continues
     after its last entry."""
-    variant = check_deal_number(variant, deal)
+    variant = checked_deal(variant, deal)
     signer = board_key(backend.cursor_key, variant, deal, kind)
     timeout = backend.store.timeout
     if cursor:
@@ -194,7 +194,7 @@ async def board_around(
     kind: str = "default",
 ) -> dict[str, Any]:
     """The caller's entry with AROUND entries above and below it, and its rank."""
-    variant = check_deal_number(variant, deal)
+    variant = checked_deal(variant, deal)
     async with backend.store.connection() as conn:
         rows = await conn.fetch(
             AROUND_ME, variant, deal, player.id, kind, timeout=backend.store.timeout

@@ -11,7 +11,7 @@ from service.base.backend import Backend
 from service.boards import order
 from service.boards.board import ENTRY, ORDER_BY, ahead_of, page_of
 from service.boards.cursors import board_key, parse_board_cursor
-from service.deals.numbers import check_deal_number
+from service.deals.numbers import checked_deal
 from service.players.accounts import Player
 
 _FRIENDS = """(e.player_id = $5
@@ -48,7 +48,7 @@ async def friends_board(
 ) -> dict[str, Any]:
     """One page of the board `kind` with the entries of `player` and those they follow
     only, each with its rank on the full board; `next` continues after its last entry."""
-    variant = check_deal_number(variant, deal)
+    variant = checked_deal(variant, deal)
     signer = board_key(backend.cursor_key, variant, deal, kind, friends_of=player.id)
     timeout = backend.store.timeout
     async with backend.store.connection() as conn:

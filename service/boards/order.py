@@ -9,9 +9,10 @@ and verify's check of a player's best win (service/verify/games.py).
 
 The database keeps the order where Python cannot reach it: record_win
 (migrations/sql/0004_boards.sql) replaces a player's entry only with a strictly better
-win by BETTER, and the index `leaderboard_entries_board` (migration 0004) holds the
-entries in ORDER. To change the order, change the columns here and add a migration that
-redefines record_win's comparison and the index to match; tests/service/boards/test_leaderboards.py
+win by BETTER, and the index `leaderboard_entries_board` (as migration 0014 made it, with
+its INCLUDE columns; service/database/tables.py lists it too) holds the entries in ORDER.
+To change the order, change the columns here and add a migration that redefines
+record_win's comparison and the index to match; tests/service/boards/test_leaderboards.py
 holds both to this module (it fails until they agree).
 """
 

@@ -10,7 +10,7 @@ from service.base.requests import int_query
 from service.base.responses import json_response, not_modified_from_memory, tagged_response
 from service.boards import board as boards
 from service.boards import friends, known, records, times
-from service.deals.numbers import check_deal_number, deal_in_path
+from service.deals.numbers import checked_deal, deal_in_path
 from service.players.auth import caller
 
 MAX_CURSOR = 200
@@ -49,12 +49,12 @@ async def board(request: web.Request) -> web.Response:
     if _flag(request, "friends"):
         if around is not None:
             raise BadRequest("give either 'around=me' or 'friends=true', not both")
-        check_deal_number(variant, deal)  # a bad board is a 400/422 before the token
+        checked_deal(variant, deal)  # a bad board is a 400/422 before the token
         player = await caller(request)
         return tagged_response(request, await friends.friends_board(
             backend, variant, deal, player, limit, cursor, kind))  # fmt: skip
     if around is None:  # a public page: its 304 from memory while it is known current
-        variant = check_deal_number(variant, deal)
+        variant = checked_deal(variant, deal)
         key = (variant, deal, kind, limit, cursor)
         tag = known.known_tag(backend, key, variant, deal) if request.if_none_match else None
         if tag is not None and (unchanged := await not_modified_from_memory(
@@ -72,7 +72,7 @@ async def board(request: web.Request) -> web.Response:
         raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
     if cursor is not None:
         raise BadRequest("give either 'around=me' or 'cursor', not both")
-    check_deal_number(variant, deal)  # a bad board is a 400/422 before the token
+    checked_deal(variant, deal)  # a bad board is a 400/422 before the token
     player = await caller(request)
     return tagged_response(
         request, await boards.board_around(backend, variant, deal, player, kind=kind)

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from service.base.backend import Backend
 from service.boards.board import BIN_MS, ahead_of
-from service.deals.numbers import check_deal_number
+from service.deals.numbers import checked_deal
 
 MAX_BINS: Final = 30
 
@@ -54,7 +54,7 @@ async def winning_times(
     """{"winners", "bins": [{"from_ms", "to_ms", "count"}, ...]}: the board's winners by
     their time, in at most MAX_BINS bins, each `from_ms` inclusive and `to_ms` exclusive,
     from the fastest's bin to the slowest's (empty bins between included)."""
-    variant = check_deal_number(variant, deal)
+    variant = checked_deal(variant, deal)
     async with backend.store.connection() as conn:
         rows = await conn.fetch(BINS, variant, deal, kind, timeout=backend.store.timeout)
     if not rows:

@@ -21,18 +21,18 @@ _DRAW: Final = random.SystemRandom()
 
 def deal_in_path(raw: str) -> int:
     """The deal number a URL's path names: a whole number written plainly, else a 400.
-    Whether it is a deal is check_deal_number's."""
+    Whether it is a deal is checked_deal's."""
     number = whole_number(raw)
     if number is None:
         raise BadRequest(f"a deal is a whole number, not {raw!r}")
     return number
 
 
-def check_deal_number(variant: str, deal: int) -> str:
-    """The one check of a deal by number, for every request that names one (a board, a
-    deal's layout, a new game or race): the variant's id; UnknownVariant (400) for no
-    such game, InvalidDeal (422, `invalid-deal`) for a number out of the engine's range
-    (engine.deals.check_deal_number), as API.md says. A deal with no solution (FreeCell's
+def checked_deal(variant: str, deal: int) -> str:
+    """A deal named by a request (a board, a deal's layout, a new game or race), checked:
+    the variant's id; UnknownVariant (400) for no such game, InvalidDeal (422,
+    `invalid-deal`) for a number out of the engine's range (engine.deals.check_deal_number,
+    the one place that range is written), as API.md says. A deal with no solution (FreeCell's
     11982) is a deal like any other: players share it and may play it by its number; only
     random and daily deals are drawn from the solvable ones."""
     name = find_variant(variant).name
@@ -41,7 +41,7 @@ def check_deal_number(variant: str, deal: int) -> str:
 
 
 def deal_view(variant: str, deal: int) -> dict[str, Any]:
-    cls = VARIANTS[check_deal_number(variant, deal)]
+    cls = VARIANTS[checked_deal(variant, deal)]
     position = cls.deal(deal)
     return {
         "variant": variant,

@@ -14,7 +14,7 @@ from service.base.backend import Backend
 from service.base.errors import Forbidden, ServiceError
 from service.base.requests import Idempotency
 from service.boards.times import standing
-from service.deals.numbers import check_deal_number, random_deal
+from service.deals.numbers import checked_deal, random_deal
 from service.games import answers, checks, commit, positions, times, write
 from service.games.answers import NOT_YET, Answer
 from service.games.checks import Action
@@ -34,7 +34,7 @@ async def create_game(
 ) -> Answer:
     if deal is None:
         deal = random_deal(variant, grade)
-    check_deal_number(variant, deal)
+    checked_deal(variant, deal)
     game, events = Game.new(variant, deal, autoplay)
     created = events[0]
     events[0] = Event(created.type, {**created.data, "player_id": str(player.id)})

@@ -1,4 +1,4 @@
-"""Games, moves, undo and redo, legal moves, events, deals."""
+"""Games, moves, undo and redo, legal moves, events."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from service.base.responses import (
     tagged_response,
     written,
 )
-from service.deals import numbers as deals
 from service.games import commands, queries
 from service.games.answers import Answer
 from service.games.schemas import BatchRequest, MoveRequest, NewGame, VersionedRequest
@@ -162,8 +161,3 @@ async def events(request: web.Request) -> web.Response:
     page = await queries.read_events(request.app[BACKEND_KEY], gid, after, limit)
     return tagged_response(request, page, queries.page_tag(gid, after, size, page))
 
-
-async def deal(request: web.Request) -> web.Response:
-    variant = request.match_info["variant"]
-    number = deals.deal_in_path(request.match_info["deal"])
-    return json_response(deals.deal_view(variant, number))

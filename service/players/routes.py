@@ -1,5 +1,6 @@
-"""A new player, and the caller's own player: their record, device tokens and link codes
-(API.md: devices, tokens and linking a second device)."""
+"""A new player; the caller's own player: their record, friends, export, device tokens and
+link codes (API.md: devices, tokens and linking a second device); any player's stats. A
+player's record and games by id are the boards' (service/boards/routes.py)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,9 @@ from service.base.backend import Backend
 from service.base.errors import NotFound
 
 RECENT: Final = 100
+# the width of a player's bins of winning times, in elapsed_ms (player_time_bins, as the
+# trigger of migrations/sql/0013_player_stats.sql and 0015_streaks.sql fills them)
+PLAYER_BIN_MS: Final = 1000
 
 STATS = f"""
 WITH s AS (
@@ -40,7 +43,8 @@ WITH s AS (
     SELECT pl.variant, (
         SELECT g.elapsed_ms FROM games g
         WHERE g.player_id = $1 AND g.variant = pl.variant AND g.status = 'won'
-          AND g.elapsed_ms >= bb.bin * 1000 AND g.elapsed_ms < (bb.bin + 1) * 1000
+          AND g.elapsed_ms >= bb.bin * {PLAYER_BIN_MS}
+          AND g.elapsed_ms < (bb.bin + 1) * {PLAYER_BIN_MS}
         ORDER BY g.elapsed_ms OFFSET pl.place - bb.before LIMIT 1
     ) AS t
     FROM places pl JOIN b bb ON bb.variant = pl.variant

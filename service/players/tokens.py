@@ -29,7 +29,7 @@ import asyncpg
 from service.base.backend import Backend
 from service.base.errors import BadRequest, Conflict, ServiceError, Unprocessable
 from service.base.requests import KEY_REUSED, Idempotency
-from service.database.connections import json_text
+from service.database.connections import VersionConflict, json_text
 from service.database.statements import stored_answer
 
 MIN_KEY: Final = 16  # characters of an Idempotency-Key that stands for a token
@@ -140,7 +140,7 @@ async def once(
             return first
     try:
         return Issued(await make())
-    except (ServiceError, asyncpg.UniqueViolationError):
+    except (ServiceError, VersionConflict):  # (the key taken meanwhile: VersionConflict)
         if tk is None:
             raise
         first = await given_before(backend, server_key, tk)

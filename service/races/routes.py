@@ -22,8 +22,15 @@ from aiohttp import web
 
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
-from service.base.requests import MAX_SEQ, int_query, parse_body, path_id, read_nothing
-from service.base.responses import json_response, tagged_response
+from service.base.requests import (
+    MAX_SEQ,
+    idempotency,
+    int_query,
+    parse_body,
+    path_id,
+    read_nothing,
+)
+from service.base.responses import json_response, tagged_response, written
 from service.database.connections import StoreError
 from service.live import sockets
 from service.live.subscriptions import GOING_AWAY, Subscription
@@ -45,12 +52,13 @@ def race_id(request: web.Request) -> uuid.UUID:
 async def create_race(request: web.Request) -> web.Response:
     player = await caller(request)
     body = await parse_body(request, NewRace)
-    race = await races.create_race(
+    race, replayed = await races.create_race(
         request.app[BACKEND_KEY], player, body.variant, body.deal, body.autoplay,
         body.starts_in_s, body.max_players,
         body.max_minutes * request.app[SETTINGS_KEY].race_minute_s,
+        idempotency(request, body),
     )  # fmt: skip
-    response = json_response(race, 201)
+    response = written(request, race, 201, replayed)
     response.headers["Location"] = f"/v1/races/{race['id']}"
     return response
 

@@ -1,14 +1,15 @@
 """Races: several players, one deal, one clock (API.md, "Races").
 
 A race is its own event log (`race_events`: RaceCreated, PlayerJoined, RaceStarted,
-Progress, PlayerFinished, RaceEnded) kept by the PL/pgSQL functions of
-migrations/sql/0006_races.sql; a write to a race's game appends the race's events in its
-own transaction (record_events, 0006). Here: the service functions on plain values.
+Progress, PlayerFinished, RaceEnded) kept by PL/pgSQL functions (migrations/sql/
+0006_races.sql, race_end in 0018_races.sql: docs/operations.md lists where each function's
+current body is); a write to a race's game appends the race's events in its own
+transaction (record_events). Here: the service functions on plain values.
 
 The race starts at `starts_at` and ends at `ends_at` without anyone asking: every race
 endpoint settles a race that is due before answering, each instance's clock task (`tick`)
 settles the due ones every RACE_TICK_S seconds, and a write to one of its games at or
-after `ends_at` is refused by record_events (0007), which ends the race then if nobody has.
+after `ends_at` is refused by record_events, which ends the race then if nobody has.
 Each step is one statement on the race's row that only an open (running) race whose time
 has come passes, so however many instances ask, a race starts and ends once.
 """
@@ -16,15 +17,17 @@ has come passes, so however many instances ask, a race starts and ends once.
 from __future__ import annotations
 
 import uuid
+from contextlib import nullcontext
 from datetime import datetime
 from typing import Any, Final
 
 from engine import Game
 from service.base.backend import Backend
-from service.base.errors import Conflict, Forbidden, NotFound, RaceOver
-from service.base.requests import EVENTS_PAGE
+from service.base.errors import Conflict, Forbidden, NotFound, RaceOver, Unprocessable
+from service.base.requests import EVENTS_PAGE, KEY_REUSED, Idempotency
+from service.database.connections import VersionConflict, json_text, transaction
 from service.database.store import StoredEvent
-from service.deals.numbers import check_deal_number, random_deal
+from service.deals.numbers import checked_deal, random_deal
 from service.games.views import event_view
 from service.players.accounts import Player
 
@@ -66,6 +69,12 @@ JOIN_REFUSALS: Final = {
 }
 
 
+# a race made under an Idempotency-Key: the key's record names it (the player's keys)
+KEEP_RACE_KEY: Final = """
+INSERT INTO idempotency_keys (player_id, key, request_hash, status, response, created_at)
+VALUES ($1, $2, $3, 201, $4, clock_timestamp())"""
+
+
 async def create_race(
     backend: Backend,
     player: Player,
@@ -75,18 +84,50 @@ async def create_race(
     starts_in_s: float,
     max_players: int,
     length_s: float,
-) -> dict[str, Any]:
-    """A new race, its creator joined; `deal` None: a random solvable deal at the start."""
+    idem: Idempotency | None = None,
+) -> tuple[dict[str, Any], bool]:
+    """A new race, its creator joined; `deal` None: a random solvable deal at the start.
+    Under an Idempotency-Key, a retry gets the race the first request made, as it is now
+    (and True: replayed); nothing more is made."""
     if deal is not None:
-        check_deal_number(variant, deal)
+        checked_deal(variant, deal)
+    if idem is not None and (made := await _made_before(backend, player, idem)) is not None:
+        return await get_race(backend, made), True
     race_id = uuid.uuid4()
-    async with backend.store.connection() as conn:
-        await conn.execute(
-            "SELECT race_create($1, $2, $3, $4, $5, $6, $7, $8)",
-            race_id, player.id, variant, deal, autoplay, max_players, starts_in_s, length_s,
-            timeout=backend.store.timeout,
-        )
-    return await get_race(backend, race_id)
+    timeout = backend.store.timeout
+    try:
+        async with backend.store.connection() as conn, (
+            nullcontext() if idem is None else transaction(conn, timeout)
+        ):
+            await conn.execute(
+                "SELECT race_create($1, $2, $3, $4, $5, $6, $7, $8)",
+                race_id, player.id, variant, deal, autoplay, max_players, starts_in_s, length_s,
+                timeout=timeout,
+            )
+            if idem is not None:
+                await conn.execute(
+                    KEEP_RACE_KEY, player.id, idem.key, idem.request_hash,
+                    json_text({"race_id": str(race_id)}), timeout=timeout,
+                )
+    except VersionConflict:  # the key taken meanwhile by the same request: its race
+        assert idem is not None
+        made = await _made_before(backend, player, idem)
+        if made is None:
+            raise
+        return await get_race(backend, made), True
+    return await get_race(backend, race_id), False
+
+
+async def _made_before(
+    backend: Backend, player: Player, idem: Idempotency
+) -> uuid.UUID | None:
+    """The race the key's first request made, if it was made (422 for another request)."""
+    found = await backend.store.find_key(player.id, idem.key)
+    if found is None:
+        return None
+    if found.request_hash != idem.request_hash:
+        raise Unprocessable(KEY_REUSED.format(key=idem.key))
+    return uuid.UUID(found.response["race_id"])
 
 
 async def join_race(backend: Backend, race_id: uuid.UUID, player: Player) -> dict[str, Any]:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncpg
 
+from service.boards.board import BIN_MS
+from service.players.stats import PLAYER_BIN_MS
 from service.verify.report import Differ
 
-BOARD_BINS = """
+BOARD_BINS = f"""
 SELECT coalesce(e.variant, b.variant) AS variant, coalesce(e.deal, b.deal) AS deal,
        coalesce(e.board, b.board) AS board, coalesce(e.bin, b.bin) AS bin,
        coalesce(e.n, 0) AS counted, coalesce(b.entries, 0) AS kept
-FROM (SELECT variant, deal, board, elapsed_ms / 10000 AS bin, count(*) AS n
+FROM (SELECT variant, deal, board, elapsed_ms / {BIN_MS} AS bin, count(*) AS n
       FROM leaderboard_entries GROUP BY 1, 2, 3, 4) AS e
 FULL JOIN board_bins b USING (variant, deal, board, bin)
 WHERE coalesce(e.n, 0) <> coalesce(b.entries, 0)
@@ -36,11 +38,11 @@ WHERE (g.played, g.won, g.won_assisted, g.best_ms)
       IS DISTINCT FROM (s.played, s.won, s.won_assisted, s.best_ms)
 """
 
-PLAYER_BINS = """
+PLAYER_BINS = f"""
 SELECT coalesce(g.player_id, b.player_id) AS player_id,
        coalesce(g.variant, b.variant) AS variant, coalesce(g.bin, b.bin) AS bin,
        coalesce(g.n, 0) AS counted, coalesce(b.wins, 0) AS kept
-FROM (SELECT player_id, variant, elapsed_ms / 1000 AS bin, count(*) AS n FROM games
+FROM (SELECT player_id, variant, elapsed_ms / {PLAYER_BIN_MS} AS bin, count(*) AS n FROM games
       WHERE status = 'won' AND elapsed_ms IS NOT NULL GROUP BY 1, 2, 3) AS g
 FULL JOIN player_time_bins b USING (player_id, variant, bin)
 WHERE coalesce(g.n, 0) <> coalesce(b.wins, 0)

@@ -54,7 +54,7 @@ def reference() -> bytes:
 def test_a_scrape_shows_what_prometheus_clients_own_metrics_would() -> None:
     metrics = Metrics()
     for request in REQUESTS:
-        metrics.observe_request(*request)
+        metrics.http.observe(*request)
     ours, theirs = metrics.render(), reference()
     requests_and_latency = {
         s for s in samples(ours) if s[0].startswith("solitaire_http_request")

@@ -4,7 +4,9 @@
 
 import { Api, ApiError } from "./api.js";
 
-export const FINISHED = new Set(["won", "abandoned"]);
+// the statuses that end play for good (the engine's OVER_STATUSES, engine/status.py); a
+// blocked game may still be undone
+export const OVER = new Set(["won", "abandoned"]);
 
 export const $ = (selector) => document.querySelector(selector);
 export const api = new Api();

@@ -2,7 +2,7 @@
 // places it may legally go come from the server's legal moves for the game's version
 // (fetched once a version) and are outlined on the table.
 
-import { api, app, FINISHED, say } from "./app.js";
+import { api, app, OVER, say } from "./app.js";
 import { cardName, pileName } from "./cards.js";
 import { capital } from "./format.js";
 import { locate, pileCards } from "./state.js";
@@ -62,7 +62,7 @@ export function canPlay() {
     return false;
   }
   if (!app.game) return false;
-  if (FINISHED.has(app.game.status)) {
+  if (OVER.has(app.game.status)) {
     say(`This game is ${app.game.status}: start a new one to play again.`);
     return false;
   }

@@ -3,7 +3,7 @@
 // time, and the replay of a game's log (replay.js) in its place.
 
 import { ApiError } from "./api.js";
-import { api, app, background, enqueue, FINISHED, say, sleep } from "./app.js";
+import { api, app, background, enqueue, OVER, say, sleep } from "./app.js";
 import { motionMs } from "./board.js";
 import { cardName, pileName, TITLES } from "./cards.js";
 import { legalNow } from "./choose.js";
@@ -64,7 +64,7 @@ export function setGame(game, { fresh = false } = {}) {
     background(() => showPlayedBy(app.mode === "watch" ? game.player_id : null));
   }
   updateView();
-  if (app.mode === "play" && !FINISHED.has(game.status)) legalNow().catch(() => {});
+  if (app.mode === "play" && !OVER.has(game.status)) legalNow().catch(() => {});
 }
 
 export async function openGame(id) {

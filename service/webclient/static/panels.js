@@ -3,7 +3,7 @@
 // welcome's offer to continue the last game.
 
 import { ApiError } from "./api.js";
-import { $, api, app, FINISHED } from "./app.js";
+import { $, api, app, OVER } from "./app.js";
 import { TITLES } from "./cards.js";
 import { BoardPanel } from "./leaderboard.js";
 import { lastGameId } from "./player.js";
@@ -20,7 +20,7 @@ export const standings = new Standings(api);
 export async function refreshBoard() {
   const g = app.game;
   // a race's game in play shows no board of its deal: its replays are winning lines
-  if (!g || (g.race_id && !FINISHED.has(g.status))) {
+  if (!g || (g.race_id && !OVER.has(g.status))) {
     boards.hide();
     standings.hide();
     return;
@@ -66,7 +66,7 @@ export async function offerResume() {
   if (!last) return;
   try {
     const game = await api.game(last);
-    if (FINISHED.has(game.status)) return;
+    if (OVER.has(game.status)) return;
     $("#resume").href = gameUrl(game.id);
     $("#resume").textContent = `Continue your ${TITLES[game.variant]} game, deal ${game.deal} `
       + `(${game.moves} moves)`;

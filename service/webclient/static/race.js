@@ -7,7 +7,7 @@
 // "moves", "foundation_cards" and "status"; the countdown is data-field="countdown".
 
 import { ApiError } from "./api.js";
-import { $, api, app, background, enqueue, say } from "./app.js";
+import { $, api, app, background, enqueue, OVER, say } from "./app.js";
 import { TITLES } from "./cards.js";
 import { refreshDevices } from "./devices.js";
 import { formatTime } from "./format.js";
@@ -19,7 +19,6 @@ import { dealFrom, raceUrl, readAddress, storyUrl } from "./routing.js";
 
 const TICK_MS = 250; // the countdown's pace
 const POLL_MS = 2000; // the race read again this often while its stream is not connected
-const FINISHED = new Set(["won", "abandoned"]);
 
 // the race shown: its id, the race as last read (kept up to date by the stream), the
 // stream, the countdown's timer, the last seq applied, whether this player's game is open
@@ -170,7 +169,7 @@ function racerRow(p) {
   li.dataset.racer = p.player.id;
   const isMe = Boolean(app.player && p.player.id === app.player.id);
   li.classList.toggle("me", isMe);
-  li.classList.toggle("done", FINISHED.has(p.status));
+  li.classList.toggle("done", OVER.has(p.status));
   li.append(span("rank", p.rank ? String(p.rank) : ""));
   const name = document.createElement("span");
   name.className = "racer-name";

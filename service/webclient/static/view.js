@@ -2,7 +2,7 @@
 // bar above it (title, links, status, moves, time, foundations), the buttons and the
 // banner of a game that is over or stuck. It only shows `app`; it changes nothing.
 
-import { $, api, app, FINISHED } from "./app.js";
+import { $, api, app, OVER } from "./app.js";
 import { mark, render } from "./board.js";
 import { RULES, TITLES } from "./cards.js";
 import { formatTime } from "./format.js";
@@ -86,7 +86,7 @@ export function updateView() {
 
 export function updateButtons() {
   const g = app.game;
-  const playing = app.mode === "play" && g && !FINISHED.has(g.status);
+  const playing = app.mode === "play" && g && !OVER.has(g.status);
   $("#undo").disabled = !(playing && g.can_undo);
   $("#redo").disabled = !(playing && g.can_redo);
   const race = Boolean(g?.race_id); // a race's game: no hints, and no new start of its deal
@@ -101,7 +101,7 @@ export function updateClock() {
   if (!g) return;
   let ms;
   if (g.elapsed_ms !== null && g.elapsed_ms !== undefined) ms = g.elapsed_ms;
-  else if (FINISHED.has(g.status)) ms = 0;
+  else if (OVER.has(g.status)) ms = 0;
   else ms = Date.now() + api.clockOffset - Date.parse(g.created_at);
   $('[data-field="time"]').textContent = formatTime(ms);
 }

@@ -117,6 +117,19 @@ async def test_another_device_and_a_linked_device_retried(
     assert r.status == 422
 
 
+async def test_another_devices_retries_at_once_make_one_token(
+    client: TestClient, db_url: str
+) -> None:
+    ada = await new_player(client)
+    headers = {**auth(ada), "Idempotency-Key": key()}
+    answers = await asyncio.gather(*(
+        client.post("/v1/players/me/tokens", json={"device": "iPad"}, headers=headers)
+        for _ in range(5)))
+    assert {r.status for r in answers} == {201}, [await r.text() for r in answers]
+    assert len({await r.read() for r in answers}) == 1
+    assert await db_value(db_url, "SELECT count(*) FROM device_tokens") == 2
+
+
 async def test_a_token_signed_out_is_not_given_again(client: TestClient) -> None:
     k = key()
     ada = await (await create(client, "ada", k)).json()
