@@ -33,7 +33,7 @@ log = logging.getLogger("service.players")
 
 async def create_player(request: web.Request) -> web.Response:
     body = await parse_body(request, NewPlayer)
-    tk = token_key(idempotency(request, body))
+    tk = token_key(idempotency(request, body), request.app[LINK_KEY])
     issued = await players.create_player(
         request.app[BACKEND_KEY], body.name.strip() or body.name, request.app[LINK_KEY], tk
     )
@@ -101,7 +101,7 @@ async def list_friends(request: web.Request) -> web.Response:
 async def add_token(request: web.Request) -> web.Response:
     player = await caller(request)
     body = await parse_body(request, NewDevice)
-    tk = token_key(idempotency(request, body), player.id.bytes)
+    tk = token_key(idempotency(request, body), request.app[LINK_KEY], player.id.bytes)
     issued = await players.add_token(
         request.app[BACKEND_KEY], player, body.device, request.app[LINK_KEY], tk
     )
@@ -141,7 +141,7 @@ async def link_device(request: web.Request) -> web.Response:
         body = await parse_body(request, LinkDevice)
         issued = await link_codes.redeem_link_code(
             request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device,
-            token_key(idempotency(request, body)),
+            token_key(idempotency(request, body), request.app[LINK_KEY]),
         )
     except DatabaseUnavailable:  # (a 503) the try was never judged: it does not count
         if guesses is not None:

@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, StrictStr
 
 from service.base.requests import Body, shown_text
+from service.players.link_codes import normal_code
 from service.players.names import visible
 
 NAME_MAX = 32
@@ -26,6 +27,8 @@ class NewDevice(Body):
 
 
 class LinkDevice(NewDevice):
-    """A link code from another device of the player's, and this device's name."""
+    """A link code from another device of the player's, and this device's name. The code is
+    read in its stored form (any case, with or without the dash), so a retry that types it
+    otherwise is the same request (its Idempotency-Key)."""
 
-    code: StrictStr = Field(min_length=1, max_length=20)
+    code: Annotated[StrictStr, Field(min_length=1, max_length=20), AfterValidator(normal_code)]

@@ -7,10 +7,11 @@ body, and gets the first answer again, token included (`Idempotent-Replayed: tru
 instead of a second player, a `name-taken` or a spent code. The token is still not
 stored: one made under a key is the HMAC-SHA256, under the server's key (LINK_CODE_KEY,
 link_codes.py), of the token's id and the key, which the retry derives again. The
-database keeps the key's hash only (`token_keys`, migration 0024), so a copy of it gives
-no token away. Until the key is purged (IDEMPOTENCY_HOURS, at least 24), whoever sends it
-again with the same body gets the token: such a key must be long enough that nobody
-guesses it, MIN_KEY characters at least (a random UUID has 36).
+database keeps the key only as its HMAC under the server's key too (`token_keys`,
+migration 0024), so a copy of it gives away neither a token nor a key, short or not.
+Until the key is purged (IDEMPOTENCY_HOURS, a day at least), whoever sends it again with
+the same body gets the token: such a key must be long enough that nobody guesses it,
+MIN_KEY characters at least (a random UUID has 36).
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ def hash_token(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-def token_key(idem: Idempotency | None, scope: bytes = b"") -> TokenKey | None:
+def token_key(
+    idem: Idempotency | None, server_key: bytes, scope: bytes = b""
+) -> TokenKey | None:
     if idem is None:
         return None
     if len(idem.key) < MIN_KEY:
@@ -64,7 +67,8 @@ def token_key(idem: Idempotency | None, scope: bytes = b"") -> TokenKey | None:
             f"an Idempotency-Key of a request that makes a token must be {MIN_KEY} characters"
             " or more, and hard to guess (a random UUID): its retry is given the token"
         )
-    return TokenKey(hashlib.sha256(scope + b"\0" + idem.key.encode()).digest(), idem)
+    kept = hmac.new(server_key, b"token key\0" + scope + b"\0" + idem.key.encode(), hashlib.sha256)
+    return TokenKey(kept.digest(), idem)
 
 
 def new_token(server_key: bytes, tk: TokenKey | None) -> tuple[uuid.UUID, str]:
@@ -100,7 +104,7 @@ async def keep(
 
 
 FIRST = """
-SELECT k.request_hash, k.token_id, k.response, t.token_hash, t.revoked_at, t.created_at
+SELECT k.request_hash, k.token_id, k.response, t.revoked_at, t.created_at
 FROM token_keys k JOIN device_tokens t ON t.id = k.token_id WHERE k.key_hash = $1"""
 
 
@@ -112,16 +116,13 @@ async def given_before(backend: Backend, server_key: bytes, tk: TokenKey) -> Iss
         return None
     if row["request_hash"] != tk.idem.request_hash:
         raise Unprocessable(KEY_REUSED.format(key=tk.idem.key))
+    # (found under this server's key: the token it derives is the one made)
     token = _derived(server_key, row["token_id"], tk)
-    if hash_token(token) != row["token_hash"]:
-        raise Conflict(
-            "this request was made before with this Idempotency-Key, under another server"
-            " key (LINK_CODE_KEY): its token cannot be given again"
-        )
     if row["revoked_at"] is not None:
         raise Conflict(
             "this request was made before with this Idempotency-Key, and the token it made"
-            " has been signed out since"
+            " has been signed out since: it cannot be given again; send a new request with"
+            " a new key"
         )
     body = stored_answer(row["response"])
     return Issued({**body, "token": token, "created_at": row["created_at"]}, replayed=True)

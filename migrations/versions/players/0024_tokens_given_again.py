@@ -1,10 +1,10 @@
 """A token's first answer, given again to a retry of the request that made it.
 
 `token_keys` holds one row per Idempotency-Key that came with a request making a device
-token (a new player, another device, a device linked by a code): the key's hash in its
-scope, the request's hash, the token made and the answer without the token. The token
-itself is not stored, only its hash (device_tokens): a retry with the same key derives it
-again from the key and the server's key (service/players/issued.py). Rows are purged with
+token (a new player, another device, a device linked by a code): the key's HMAC under the
+server's key in its scope, the request's hash, the token made and the answer without the
+token. The token itself is not stored, only its hash (device_tokens): a retry with the
+same key derives it again from the key and the server's key (service/players/tokens.py). Rows are purged with
 the other idempotency keys.
 
 Revision ID: 0024

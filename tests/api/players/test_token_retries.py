@@ -42,16 +42,33 @@ async def test_a_new_players_retry_gets_the_first_answer(client: TestClient, db_
     assert r.status == 409 and (await r.json())["type"].endswith("/name-taken")
 
 
-async def test_the_token_is_not_stored_and_the_key_only_as_a_hash(
+async def test_the_database_gives_away_neither_token_nor_key(
     client: TestClient, db_url: str
 ) -> None:
-    k = key()
+    """Not even a short key: the key is kept as a keyed hash, under the server's key, which
+    a copy of the database does not hold."""
+    k = "a" * 16
     ada = await (await create(client, "ada", k)).json()
     dump = await db_value(
         db_url, "SELECT string_agg(t::text, ' ') FROM token_keys t")
     assert ada["token"] not in dump and k not in dump
+    kept = bytes(await db_value(db_url, "SELECT key_hash FROM token_keys"))
+    for plain in (k.encode(), b"\0" + k.encode()):
+        assert kept != hashlib.sha256(plain).digest()
     assert await db_value(db_url, "SELECT token_hash FROM device_tokens") == hashlib.sha256(
         ada["token"].encode()).digest()
+
+
+async def test_an_instance_with_another_server_key_does_not_know_the_key(db_url: str) -> None:
+    """Every instance must have the same LINK_CODE_KEY (operations.md): one with another
+    finds no such key, and the retry is a new request (here, the name is taken)."""
+    k = key()
+    async with instance(db_url, link_code_key="one key") as a, \
+            instance(db_url, link_code_key="another key") as b:
+        await create(a, "ada", k)
+        r = await create(b, "ada", k, status=409)
+        assert (await r.json())["type"].endswith("/name-taken")
+        assert await db_value(db_url, "SELECT count(*) FROM players") == 1
 
 
 async def test_keys_that_come_with_another_body_or_are_short(client: TestClient) -> None:
@@ -100,8 +117,8 @@ async def test_another_device_and_a_linked_device_retried(
     code = (await post(client, ada, "/v1/players/me/link-codes"))["code"]
     k = key()
     answers = []
-    for _ in range(2):
-        r = await client.post("/v1/tokens", json={"code": code, "device": "phone"},
+    for typed in (code, code.lower().replace("-", " ")):  # the same code, typed otherwise
+        r = await client.post("/v1/tokens", json={"code": typed, "device": "phone"},
                               headers={"Idempotency-Key": k})
         assert r.status == 201, await r.text()
         answers.append(await r.json())
