@@ -23,7 +23,7 @@ from service.base.errors import (
 from service.base.problems import refusal_problem
 from service.base.requests import KEY_REUSED, Idempotency
 from service.database.store import Replayed
-from service.games.live import LiveGame
+from service.games.live_game import LiveGame
 from service.games.times import Finish
 from service.games.views import elapsed_ms, game_view, public_data
 from service.players.accounts import Player

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from engine import Event, Game
 from service.base.errors import Forbidden, GameFinished, LogFull, VersionMismatch
 from service.games import times
-from service.games.live import LiveGame
+from service.games.live_game import LiveGame
 from service.players.accounts import Player
 
 Action = Callable[[Game], list[Event]]

@@ -18,7 +18,7 @@ from service.deals.numbers import checked_deal, random_deal
 from service.games import answers, checks, commit, positions, times, write
 from service.games.answers import NOT_YET, Answer
 from service.games.checks import Action
-from service.games.live import LiveGame
+from service.games.live_game import LiveGame
 from service.players.accounts import Player
 from service.races import service as races
 

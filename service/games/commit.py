@@ -14,7 +14,7 @@ from service.database.connections import DatabaseUnavailable, VersionConflict
 from service.database.statements import board_line, game_line
 from service.games import answers, positions, times
 from service.games.answers import Answer
-from service.games.live import LiveGame
+from service.games.live_game import LiveGame
 from service.races import service as races
 
 

@@ -1,6 +1,6 @@
 """Where games are kept, and how fresh a copy is: memory is a cache, the log is the truth.
 
-This instance keeps games (service/games/live.py: LiveGame) by (game id, version) in
+This instance keeps games (service/games/live_game.py: LiveGame) by (game id, version) in
 ``backend.games`` (service/base/backend.py: GameCache), which only moves forward, so a
 read that raced a write never puts an older copy back. :func:`fresh` gives the game in
 one call: memory's copy when that is fresh enough for the caller (a write judges on it,
@@ -21,7 +21,7 @@ from typing import Any
 from service.base.backend import Backend
 from service.base.errors import NotFound
 from service.database.connections import DatabaseUnavailable, current_budget
-from service.games.live import LiveGame, caught_up_slices
+from service.games.live_game import LiveGame, caught_up_slices
 
 
 def lock(backend: Backend, game_id: uuid.UUID) -> asyncio.Lock:

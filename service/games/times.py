@@ -3,7 +3,7 @@
 **When the clock stops.** A game's time runs from its creation to its present end: won,
 abandoned or blocked (engine.clock_stopped; an undo can revive a blocked game and restart
 its clock). The write path tells record_events what a write does to the finish time (its
-``p_finish``, :func:`finish`); the catch-up from the log (service/games/live.py) and the
+``p_finish``, :func:`finish`); the catch-up from the log (service/games/live_game.py) and the
 log's replay (service/verify/replay.py) compute the same time from the events
 (:func:`finished_at_after`). A game's times are counted in whole milliseconds from its
 creation (:func:`whole_ms`).

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from engine import Move
 from service.database.store import StoredEvent
-from service.games.live import LiveGame
+from service.games.live_game import LiveGame
 from service.games.times import whole_ms
 
 # What the log keeps for the service alone: a hint's whole winning line (HintGiven's

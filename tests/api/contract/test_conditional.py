@@ -246,7 +246,7 @@ def test_an_announcement_during_a_read_keeps_its_copy_unconfirmed() -> None:
     without it, does not make its copy current."""
     from engine import Game
     from service.base.backend import Backend, GameCache
-    from service.games.live import LiveGame
+    from service.games.live_game import LiveGame
     from service.games.positions import announce, known_version, settled
 
     backend = Backend(store=None, games=GameCache(10))  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from engine import VARIANTS, Game, Move
 from engine.solver import solve
 from service.base.backend import GameCache
 from service.base.keys import BACKEND_KEY
-from service.games.live import LiveGame
+from service.games.live_game import LiveGame
 
 from ..helpers import auth, get, instance, new_game, new_player, post, shortest
 
