@@ -1,5 +1,5 @@
-"""The event store on asyncpg: append (one round trip, writes grouped over a few lanes
-under load), read, and the projection.
+"""The event store on asyncpg: append (one round trip, writes grouped in one lane's
+statements under load, more lanes when one is slow), read, and the projection.
 
 Its statements get their connections from service/database/sessions.py, which translates
 the driver's errors into those of connections.py: a duplicate (game_id, seq) is a
@@ -40,6 +40,11 @@ from service.database.statements import (
 __all__ = ["EventStore", "Recorded", "Replayed", "StoredEvent"]
 
 MAX_BATCH = 64  # writes in one statement, at most
+# seconds the youngest busy lane must have run before another lane opens: under load one
+# lane at a time carries every write that waits (the biggest batches, the least CPU a
+# move, here and in PostgreSQL); a statement that takes longer (a lock waited for) lets
+# the writes behind it go on another lane
+LANE_PATIENCE = 0.02
 
 # what sends a batch's writes one by one instead (so one's refusal is never another's): one
 # collided in the insert, or PostgreSQL refused one (a deadlock between batches, a constraint)
@@ -78,11 +83,16 @@ class EventStore(Sessions):
         # a win whose player's median time between moves is shorter is unverified
         self.min_median_move_ms = min_median_move_ms
         # Writes go to the database over at most `write_lanes` connections at once. A write
-        # that finds a lane free goes at once, alone; writes that come while every lane is
-        # busy wait, and the next lane to come free takes them all in one statement (group
-        # commit): a move costs a fraction of a round trip's CPU, and none waits for a timer.
+        # that finds no lane busy goes at once, alone; writes that come while one is busy
+        # wait, and the next lane to come free takes them all in one statement (group
+        # commit): a move costs a fraction of a round trip's CPU. Another lane opens only
+        # once the youngest busy one has run LANE_PATIENCE (its statement waits for
+        # something): a timer then wakes the writes that wait, which no write waits for
+        # when statements take their usual time.
         self.write_lanes = max(1, write_lanes)
         self._busy_lanes = 0
+        self._lane_opened = 0.0  # time.monotonic() when the youngest lane opened
+        self._wake: asyncio.TimerHandle | None = None
         self._waiting: list[_Write] = []
         self.batched_writes = 0  # writes that went in a batch with others, so far
         self._batches: set[asyncio.Task[None]] = set()  # (the loop keeps weak references)
@@ -147,8 +157,8 @@ class EventStore(Sessions):
             recorded = await self._record_one(args, list(notice))
             await self.commit_locked()
             return recorded
-        if alone or (self._busy_lanes < self.write_lanes and not self._waiting):
-            self._busy_lanes += 1
+        if alone or (self._lane_free() and not self._waiting):
+            self._open_lane()
             try:
                 return await self._record_one(args, list(notice))
             finally:
@@ -198,19 +208,44 @@ class EventStore(Sessions):
         assert row is not None
         return self._recorded(row)
 
+    def _lane_free(self) -> bool:
+        """Whether waiting writes may take a lane now: none is busy; or fewer than
+        `write_lanes` are, and the youngest has run LANE_PATIENCE or a full batch waits
+        (it would gain nothing by waiting)."""
+        return self._busy_lanes == 0 or (
+            self._busy_lanes < self.write_lanes
+            and (
+                time.monotonic() - self._lane_opened >= LANE_PATIENCE
+                or len(self._waiting) >= MAX_BATCH
+            )
+        )
+
+    def _open_lane(self) -> None:
+        self._busy_lanes += 1
+        self._lane_opened = time.monotonic()
+
+    def _woken(self) -> None:
+        self._wake = None
+        self._next_batch()
+
     def _next_batch(self) -> None:
-        """When a lane is free, the writes waiting for one go, together."""
-        while self._waiting and self._busy_lanes < self.write_lanes:
+        """When a lane is free, the writes waiting for one go, together; while they wait
+        behind busy lanes that leave room for another, a timer wakes them when one may
+        open."""
+        while self._waiting and self._lane_free():
             batch = [w for w in self._waiting[:MAX_BATCH] if not w.done.done()]
             del self._waiting[:MAX_BATCH]
             if batch:
-                self._busy_lanes += 1
+                self._open_lane()
                 # (a context of its own: a batch is no one request's, nor its budget)
                 task = asyncio.get_running_loop().create_task(
                     self._record_batch(batch), context=contextvars.Context()
                 )
                 self._batches.add(task)
                 task.add_done_callback(self._batches.discard)
+        if self._waiting and self._busy_lanes < self.write_lanes and self._wake is None:
+            due = self._lane_opened + LANE_PATIENCE - time.monotonic()
+            self._wake = asyncio.get_running_loop().call_later(max(due, 0.0), self._woken)
 
     async def _record_batch(self, batch: list[_Write]) -> None:
         try:

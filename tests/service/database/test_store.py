@@ -309,3 +309,36 @@ async def test_a_requests_waits_for_the_database_share_one_budget(
     await asyncio.sleep(0.2)
     assert [e.seq for e in await store.read_events(waiting)] == [1]  # taken back
     assert [e.seq for e in await store.read_events(held)] == [1, 2]
+
+
+async def test_under_load_one_lane_carries_the_writes_until_it_is_slow(db_url: str) -> None:
+    """With lanes to spare, writes that come while a lane is busy still wait for it and go
+    together (the biggest batches); only a lane busy past LANE_PATIENCE (its statement
+    waits for a lock here) lets the writes behind it go on another."""
+    pool = await create_pool(db_url, 1, 8)
+    store = EventStore(pool, write_lanes=4)
+    try:
+        pid = await new_player(store)
+        games = [uuid.uuid4() for _ in range(9)]
+        await asyncio.gather(*(store.record(**write_args(g, pid, 1, 1)) for g in games))
+        assert store.batched_writes == 8  # the first went alone, the others in one batch
+        held, others = games[0], games[1:]
+        locker = await asyncpg.connect(db_url)
+        lock = locker.transaction()
+        await lock.start()
+        await locker.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", held)
+        hung = asyncio.create_task(store.record(**write_args(held, pid, 2, 1)))
+        try:
+            await asyncio.sleep(0.1)
+            assert not hung.done()
+            started = time.monotonic()
+            moved = await asyncio.wait_for(asyncio.gather(
+                *(store.record(**write_args(g, pid, 2, 1)) for g in others)), 3)
+            assert all(r.replayed is None for r in moved)
+            assert time.monotonic() - started < 1.0 and not hung.done()
+        finally:
+            await lock.rollback()
+            await locker.close()
+        assert (await hung).replayed is None
+    finally:
+        await pool.close()
