@@ -36,8 +36,9 @@ class Settings(BaseSettings):
     workers: int | None = Field(default=None, ge=1, le=64)
     pool_min: int = 4
     pool_max: int = 16
-    # connections that carry writes at once; writes that find them all busy go together
-    # in one statement on the next one free (service/database/store.py, EventStore)
+    # connections that carry writes at once, at most: writes that find a lane busy go
+    # together in one statement on the next one free, and another lane opens only when the
+    # busy ones are slow (service/database/store.py, EventStore)
     write_lanes: int = Field(default=4, ge=1)
     # seconds a request waits for the database before answering 503
     db_timeout: float = 5.0
