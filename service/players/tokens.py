@@ -17,6 +17,7 @@ MIN_KEY characters at least (a random UUID has 36).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
@@ -28,9 +29,11 @@ from typing import Any, Final
 import asyncpg
 
 from service.base.backend import Backend
-from service.base.errors import BadRequest, Conflict, ServiceError, Unprocessable
-from service.base.requests import KEY_REUSED, Idempotency
-from service.database.connections import VersionConflict, json_text
+from service.base.errors import BadRequest, Conflict
+from service.base.once import once as base_once
+from service.base.once import same_request
+from service.base.requests import Idempotency
+from service.database.connections import json_text
 from service.database.statements import stored_answer
 
 MIN_KEY: Final = 16  # characters of an Idempotency-Key that stands for a token
@@ -108,14 +111,15 @@ SELECT k.request_hash, k.token_id, k.response, t.revoked_at, t.created_at
 FROM token_keys k JOIN device_tokens t ON t.id = k.token_id WHERE k.key_hash = $1"""
 
 
-async def given_before(backend: Backend, server_key: bytes, tk: TokenKey) -> Issued | None:
+async def given_before(
+    backend: Backend, server_key: bytes, tk: TokenKey
+) -> dict[str, Any] | None:
     """The first answer of the request made under this key, if one was made."""
     async with backend.store.connection() as conn:
         row = await conn.fetchrow(FIRST, tk.key_hash, timeout=backend.store.timeout)
     if row is None:
         return None
-    if row["request_hash"] != tk.idem.request_hash:
-        raise Unprocessable(KEY_REUSED.format(key=tk.idem.key))
+    same_request(tk.idem, row["request_hash"])
     # (found under this server's key: the token it derives is the one made)
     token = _derived(server_key, row["token_id"], tk)
     if row["revoked_at"] is not None:
@@ -125,7 +129,7 @@ async def given_before(backend: Backend, server_key: bytes, tk: TokenKey) -> Iss
             " a new key"
         )
     body = stored_answer(row["response"])
-    return Issued({**body, "token": token, "created_at": row["created_at"]}, replayed=True)
+    return {**body, "token": token, "created_at": row["created_at"]}
 
 
 async def once(
@@ -133,18 +137,7 @@ async def once(
     make: Callable[[], Awaitable[dict[str, Any]]],
 ) -> Issued:
     """`make` the token's answer, unless a request with the same key made it before: then
-    that answer. A request refused while another with its key was made (they came at
-    once) gets the other's answer too."""
-    if tk is not None:
-        first = await given_before(backend, server_key, tk)
-        if first is not None:
-            return first
-    try:
-        return Issued(await make())
-    except (ServiceError, VersionConflict):  # (the key taken meanwhile: VersionConflict)
-        if tk is None:
-            raise
-        first = await given_before(backend, server_key, tk)
-        if first is None:
-            raise
-        return first
+    that answer (service/base/once.py)."""
+    made = None if tk is None else functools.partial(given_before, backend, server_key, tk)
+    body, replayed = await base_once(made, make)
+    return Issued(body, replayed)

@@ -23,9 +23,10 @@ from typing import Any, Final
 
 from engine import Game
 from service.base.backend import Backend
-from service.base.errors import Conflict, Forbidden, NotFound, RaceOver, Unprocessable
-from service.base.requests import EVENTS_PAGE, KEY_REUSED, Idempotency
-from service.database.connections import VersionConflict, json_text, transaction
+from service.base.errors import Conflict, Forbidden, NotFound, RaceOver
+from service.base.once import once, same_request
+from service.base.requests import EVENTS_PAGE, Idempotency
+from service.database.connections import json_text, transaction
 from service.database.store import StoredEvent
 from service.deals.numbers import checked_deal, random_deal
 from service.games.views import event_view
@@ -91,11 +92,19 @@ async def create_race(
     (and True: replayed); nothing more is made."""
     if deal is not None:
         checked_deal(variant, deal)
-    if idem is not None and (made := await _made_before(backend, player, idem)) is not None:
-        return await get_race(backend, made), True
-    race_id = uuid.uuid4()
-    timeout = backend.store.timeout
-    try:
+
+    async def made() -> uuid.UUID | None:
+        """The race the key's first request made, if it was made."""
+        assert idem is not None
+        found = await backend.store.find_key(player.id, idem.key)
+        if found is None:
+            return None
+        same_request(idem, found.request_hash)
+        return uuid.UUID(found.response["race_id"])
+
+    async def make() -> uuid.UUID:
+        race_id = uuid.uuid4()
+        timeout = backend.store.timeout
         async with backend.store.connection() as conn, (
             nullcontext() if idem is None else transaction(conn, timeout)
         ):
@@ -109,25 +118,10 @@ async def create_race(
                     KEEP_RACE_KEY, player.id, idem.key, idem.request_hash,
                     json_text({"race_id": str(race_id)}), timeout=timeout,
                 )
-    except VersionConflict:  # the key taken meanwhile by the same request: its race
-        assert idem is not None
-        made = await _made_before(backend, player, idem)
-        if made is None:
-            raise
-        return await get_race(backend, made), True
-    return await get_race(backend, race_id), False
+        return race_id
 
-
-async def _made_before(
-    backend: Backend, player: Player, idem: Idempotency
-) -> uuid.UUID | None:
-    """The race the key's first request made, if it was made (422 for another request)."""
-    found = await backend.store.find_key(player.id, idem.key)
-    if found is None:
-        return None
-    if found.request_hash != idem.request_hash:
-        raise Unprocessable(KEY_REUSED.format(key=idem.key))
-    return uuid.UUID(found.response["race_id"])
+    race_id, replayed = await once(None if idem is None else made, make)
+    return await get_race(backend, race_id), replayed
 
 
 async def join_race(backend: Backend, race_id: uuid.UUID, player: Player) -> dict[str, Any]:
