@@ -61,7 +61,7 @@ def judged(
     """`action` on a copy of `live`'s game (memory changes on commit only), or the
     refusal: Forbidden, VersionMismatch, GameFinished, the engine's, BadMoveTime (a
     batch's times: games/times.py) or LogFull (a game's log holds at most `max_events`
-    events; abandoning always has room)."""
+    events, the last of them kept for its abandonment)."""
     game = live.game
     check_owner(live, player)
     check_version(game, expected_version)
@@ -69,10 +69,12 @@ def judged(
     work = game.copy()
     events = action(work)
     times.check(events, live.last_action_ms, live.created_at, arrival)
-    if work.version > max_events and work.status != "abandoned":
+    # (the log's last place is its abandonment's: a full log still takes it, and holds
+    # max_events events at most)
+    if work.version >= max_events and work.status != "abandoned":
         raise LogFull(
-            f"this game's log is full ({max_events} events at most); it can still be"
-            " abandoned: start a new game",
+            f"this game's log is full ({max_events} events at most, the last kept for"
+            " abandoning it); it can still be abandoned: start a new game",
             current_version=game.version,
         )
     finish = times.finish(game.status, work.status, live.finished_at)

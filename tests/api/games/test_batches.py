@@ -122,7 +122,8 @@ async def test_a_batch_past_the_log_limit_is_409_and_appends_nothing(db_url: str
         problem = await batch(client, ada, gid, shuffle, status=409)
         assert problem["type"].endswith("/log-full")
         assert (await get(client, f"/v1/games/{gid}"))["version"] == 1
-        await batch(client, ada, gid, shuffle[:9])  # up to the limit: 10 events
+        await batch(client, ada, gid, shuffle[:9], status=409)  # the last is abandoning's
+        await batch(client, ada, gid, shuffle[:8])  # up to the limit but one: 9 events
 
 
 async def test_a_batch_memory_refuses_is_judged_again_on_the_log(
