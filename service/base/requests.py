@@ -39,16 +39,18 @@ JSON_TYPES = ("application/json", "application/problem+json", "text/json")
 
 async def read_json(request: web.Request) -> Any:
     """The body as JSON. A body that parses is taken whatever its Content-Type (curl -d
-    sends form encoding); one that does not is 400, or 415 when it was not declared JSON."""
+    sends form encoding); one that does not is 400 (malformed), or 415 when it was
+    declared as something else and is no attempt at JSON either (a form's `name=ada`)."""
     raw = await request.read()
-    if not raw.strip():
+    if not (text := raw.strip()):
         return {}
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         ctype = request.content_type
         declared = request.headers.get("Content-Type")
-        if declared and ctype not in JSON_TYPES and not ctype.endswith("+json"):
+        meant = text[:1] in (b"{", b"[")  # (JSON cut short or mistyped: malformed)
+        if declared and not meant and ctype not in JSON_TYPES and not ctype.endswith("+json"):
             raise web.HTTPUnsupportedMediaType(
                 text=f"send the body as application/json, not {ctype}"
             ) from exc
