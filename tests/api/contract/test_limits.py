@@ -24,7 +24,9 @@ from ...openapi_check import validating_trace_config
 from ..helpers import auth, instance, new_game, new_player
 
 
-async def test_a_full_log_refuses_writes_but_abandoning_which_keeps_it_to_its_limit(db_url: str) -> None:
+async def test_a_full_log_refuses_writes_but_abandoning_which_keeps_it_to_its_limit(
+    db_url: str,
+) -> None:
     async with instance(db_url, max_game_events=10) as client:
         ada = await new_player(client)
         game = await new_game(client, ada, deal=617, autoplay=False)
