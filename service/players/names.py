@@ -53,9 +53,9 @@ _SPOOF = icu.SpoofChecker()
 _MARK = icu.UnicodeSet("[:M:]")
 _MARK.freeze()
 # Unicode's Default_Ignorable_Code_Point (the Hangul fillers U+115F, U+1160, U+3164 and
-# U+FFA0 among them, and the variation selectors) and the Braille blank U+2800, which
-# renders as nothing but is a symbol
-_INVISIBLE = icu.UnicodeSet("[[:Default_Ignorable_Code_Point:]\\u2800]")
+# U+FFA0 among them, and the variation selectors), and the symbols that render as
+# nothing: the Braille blank U+2800 and the musical null notehead U+1D159
+_INVISIBLE = icu.UnicodeSet("[[:Default_Ignorable_Code_Point:]\\u2800\\U0001D159]")
 _INVISIBLE.freeze()
 
 

@@ -26,6 +26,8 @@ LOOKALIKES = {
 INVISIBLE = {
     "Hangul filler": "ada\u3164",
     "Braille blank": "ada\u2800",
+    "musical null notehead": "ada\U0001d159",
+    "a musical null notehead inside": "a\U0001d159da",
     "halfwidth Hangul filler": "ada\uffa0",
     "combining grapheme joiner": "ada\u034f",
     "variation selector 1": "ada\ufe00",
