@@ -21,6 +21,8 @@ class Difference:
 
 @dataclass
 class Report:
+    # the pace rule's threshold the wins were judged by (the services' must be the same)
+    min_median_move_ms: int = 200
     games: int = 0
     events: int = 0
     entries: int = 0
@@ -37,5 +39,6 @@ class Report:
         found = len(self.differences)
         return (
             f"verified {self.games} games ({self.events} events) and {self.entries}"
-            f" leaderboard entries: {found} difference{'s' if found != 1 else ''}"
+            f" leaderboard entries, the pace rule at MIN_MEDIAN_MOVE_MS="
+            f"{self.min_median_move_ms}: {found} difference{'s' if found != 1 else ''}"
         )

@@ -27,7 +27,7 @@ async def check_all(
     conn: asyncpg.Connection, batch: int = BATCH, min_median_move_ms: int = 200
 ) -> Report:
     """Every check, on what `conn` sees."""
-    report = Report()
+    report = Report(min_median_move_ms)
     games = GameChecks(conn, report, batch, min_median_move_ms)
     await games.games()
     await games.leaderboards()

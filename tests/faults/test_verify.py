@@ -90,6 +90,7 @@ async def test_verify_finds_nothing_wrong_then_every_damage_done_on_purpose(
     found = "\n".join(str(d) for d in fast.differences)
     assert "(default), player" in found and "an entry, but the log has no won game" in found
     assert "verified: the entry says True, the log False" in found
+    assert "the pace rule at MIN_MEDIAN_MOVE_MS=200:" in fast.summary()
 
     conn = await asyncpg.connect(db_url)
     try:
