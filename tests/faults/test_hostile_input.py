@@ -120,11 +120,6 @@ async def test_wrong_content_types(client: TestClient) -> None:
     r = await client.post("/v1/players", data=b"name=ada",
                           headers={"Content-Type": "application/json"})
     await problem(r, 400)
-    # JSON cut short, as `curl -d` sends it (form encoding declared): malformed, a 400
-    for body in (b'{"name": "ada"', b' [1, ', b'{name: "ada"}'):
-        r = await client.post("/v1/players", data=body, headers={
-            "Content-Type": "application/x-www-form-urlencoded"})
-        await problem(r, 400)
     # JSON sent as text/plain is taken (curl -d sends form encoding): API conventions
     r = await client.post("/v1/players", data=b'{"name": "ada"}',
                           headers={"Content-Type": "text/plain"})
