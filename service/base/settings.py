@@ -55,7 +55,8 @@ class Settings(BaseSettings):
     # positions kept in memory (games), and players by token; least recently used first out
     cache_games: int = 20_000
     cache_tokens: int = 100_000
-    # the most events a game's log may hold: a write past it is 409 (abandoning still works)
+    # the most events a game's log may hold, the last kept for its abandonment: any other
+    # write that would take it is 409 (service/games/checks.py)
     max_game_events: int = Field(default=5000, ge=10)
     # hours idempotency keys (and spent or expired link codes) are kept: at least a day
     idempotency_hours: int = Field(default=48, ge=24)

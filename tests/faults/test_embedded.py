@@ -7,30 +7,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import time
-import uuid
 from collections import Counter
 from pathlib import Path
 
 import aiohttp
+import psutil
 
-from service.database.embedded import stop_embedded
+from service.database.embedded import EmbeddedPostgres, stop_embedded
 
-from .helpers import ROOT, ServiceProcess, new_game
-
-
-def postmaster(folder: Path) -> int:
-    return int((folder / "postmaster.pid").read_text().split()[0])
+from .helpers import ServiceProcess, new_game, postgres_processes, private_postgres
 
 
 async def test_the_embedded_database_killed_is_started_again_and_keeps_what_was_acknowledged(
     tmp_path: Path,
 ) -> None:
-    # (under the checkout: as root the server runs as another user, which cannot enter
-    # pytest's private temporary folders)
-    folder = ROOT / ".pgdata-outage" / uuid.uuid4().hex[:12]
+    with private_postgres() as pg:  # (its folder: the service starts the server there)
+        await killed_and_started_again(pg, tmp_path)
+
+
+async def killed_and_started_again(pg: EmbeddedPostgres, tmp_path: Path) -> None:
+    folder = pg.data_dir
+
+    def postmaster() -> int:
+        return postgres_processes(pg)[0].pid
+
     svc = ServiceProcess("", tmp_path / "service.log", DATA_DIR=str(folder), DB_TIMEOUT="1")
     try:
         svc.start()
@@ -45,13 +47,13 @@ async def test_the_embedded_database_killed_is_started_again_and_keeps_what_was_
             async with s.post(moves, json={"from": "t1", "to": "c1"}, headers=auth) as r:
                 assert r.status == 201, await r.text()
 
-            first = postmaster(folder)
+            first = postmaster()
             os.kill(first, signal.SIGKILL)
             # started again, by the service (its old backends may answer a moment more)
             deadline = time.monotonic() + 60
             while True:
-                with contextlib.suppress(OSError, ValueError, IndexError):
-                    if postmaster(folder) != first:
+                with contextlib.suppress(OSError, ValueError, IndexError, psutil.Error):
+                    if postmaster() != first:
                         break
                 assert time.monotonic() < deadline, (
                     "the embedded PostgreSQL was not started again within 60 s\n"
@@ -86,6 +88,5 @@ async def test_the_embedded_database_killed_is_started_again_and_keeps_what_was_
             assert played == [("t1", "c1"), ("c1", "c2")]
     finally:
         svc.stop()
-        with contextlib.suppress(Exception):
-            stop_embedded(folder)
-        shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(Exception):  # (the service's server: private_postgres's
+            stop_embedded(folder)  # own stop needs a server it started itself)
