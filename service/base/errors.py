@@ -29,6 +29,10 @@ class Unauthorized(ServiceError):
     }
 
 
+# a token that no player's device holds now (never made, or signed out)
+TOKEN_REFUSED = "this token belongs to no player, or was signed out"
+
+
 class Forbidden(ServiceError):
     status, title, slug = 403, "Forbidden", "forbidden"
 

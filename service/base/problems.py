@@ -19,10 +19,17 @@ from aiohttp.http_exceptions import (
 from pydantic import ValidationError
 
 from engine import EngineError, IllegalMove, InvalidDeal, InvalidMove, UnknownVariant
-from service.base.errors import BadRequest, RequestTimeout, ServiceError, TooManyRequests
+from service.base.errors import (
+    TOKEN_REFUSED,
+    BadRequest,
+    RequestTimeout,
+    ServiceError,
+    TooManyRequests,
+    Unauthorized,
+)
 from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
 from service.base.logs import printable
-from service.database.connections import DatabaseUnavailable, VersionConflict
+from service.database.connections import DatabaseUnavailable, SignedOut, VersionConflict
 
 log = logging.getLogger("service.problems")
 PROBLEM = "application/problem+json"
@@ -243,6 +250,11 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
     except ServiceError as exc:
         return problem(exc.status, exc.detail, exc.slug, exc.title, headers=exc.headers,
                        **exc.extra)
+    except SignedOut:  # found so by the statement that would have written (a token's
+        # check in memory passed): the 401 that the check against the database gives
+        refused = Unauthorized(TOKEN_REFUSED)
+        return problem(refused.status, refused.detail, refused.slug, refused.title,
+                       headers=refused.headers)
     except VersionConflict:
         return problem(409, "another move was recorded first; reload the game and try again",
                        "version-conflict", current_version=None)

@@ -41,6 +41,10 @@ class VersionConflict(StoreError):
     """Another writer appended at the same sequence number first."""
 
 
+class SignedOut(StoreError):
+    """The device token a write came with was signed out: the write appended nothing."""
+
+
 class DatabaseUnavailable(StoreError):
     """The database cannot be reached (or answers too slowly) right now."""
 

@@ -78,12 +78,28 @@ class Replayed:
 # commit a batch, not a move.
 NOTIFY = f"(SELECT count(pg_notify('{CHANNEL}', p)) FROM unnest($20::text[]) AS p)"
 
+
+def signed_in(token: str) -> str:
+    """The condition that the device token a write came with (its id, `token`) is still
+    signed in, or that the write came with none (the service's own). A write is judged by
+    the log, and so is its token: a token signed out is refused by the statement that
+    would append, whatever memory still trusts (players/accounts.py), and nothing is
+    appended. A scalar subquery, one look-up by the token's key per write: gating the one
+    write's call of record_events (a one-time filter, before it runs), and each row of a
+    batch's before its call."""
+    return (
+        f"({token} IS NULL OR"
+        f" (SELECT d.revoked_at IS NULL FROM device_tokens d WHERE d.id = {token}))"
+    )
+
+
 RECORD_SQL = (
     "SELECT replayed, request_hash, http_status, response, at, created_at, finished_at,"
     f" elapsed_ms, race_ends_at, arrived_ms, current_version, {NOTIFY} AS notified"
     " FROM record_events("
     "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,"
     " p_stale_answered => true)"
+    f" WHERE {signed_in('$21::uuid')}"
 )
 
 # Several writes in one statement (one transaction, one round trip): record_events once per
@@ -96,14 +112,15 @@ RECORD_MANY_SQL = (
     " FROM unnest("
     "$1::uuid[], $2::int[], $3::text[], $4::uuid[], $5::text[], $6::bigint[], $7::bool[],"
     " $8::text[], $9::int[], $10::int[], $11::int[], $12::int[], $13::text[], $15::text[],"
-    " $16::text[], $17::int[], $18::text[], $19::bool[]) WITH ORDINALITY"
+    " $16::text[], $17::int[], $18::text[], $19::bool[], $21::uuid[]) WITH ORDINALITY"
     " AS w(game, first_seq, events, player, variant, deal, autoplay, status, moves, undos,"
     " hints, foundation_cards, finish, key, request_hash, http_status, response, assisted,"
-    " ord)"
+    " token, ord)"
     " CROSS JOIN LATERAL record_events(w.game, w.first_seq, w.events::jsonb, w.player,"
     " w.variant, w.deal, w.autoplay, w.status, w.moves, w.undos, w.hints, w.foundation_cards,"
     " w.finish, $14, w.key, w.request_hash, w.http_status, w.response::jsonb, w.assisted,"
     " p_stale_answered => true) AS r"
+    f" WHERE {signed_in('w.token')}"
     " ORDER BY w.ord"
 )
 

@@ -21,7 +21,7 @@ import asyncpg
 
 from service.database.connections import (
     DatabaseUnavailable,
-    StoreError,
+    SignedOut,
     VersionConflict,
     current_budget,
     json_text,
@@ -34,6 +34,7 @@ from service.database.statements import (
     Replayed,
     StoredEvent,
     payloads,
+    signed_in,
     stored_answer,
 )
 
@@ -125,6 +126,7 @@ class EventStore(Sessions):
         alone: bool = False,
         assisted: bool | None = None,
         notice: Sequence[str] = (),
+        token_id: uuid.UUID | None = None,
     ) -> Recorded:
         """Append events at first_seq… with the projection, the idempotency record, for
         a win the board entries, for a race's game the race's events (record_events,
@@ -147,11 +149,14 @@ class EventStore(Sessions):
         the boards go by; None leaves the game's as it was (false for a new game).
         `notice`, the lines the other instances are told by NOTIFY at the commit (with
         `sender` set): what a 304 of theirs from memory must hear of before it is answered.
+        `token_id`, the device token the write came with: SignedOut, and nothing
+        appended, when it is signed out by then (statements.signed_in).
         """
         args = (
             game_id, first_seq, list(events), player_id, variant, deal, autoplay, status, moves,
             undos, hints, foundation_cards, finish, key, request_hash, http_status,
             None if response is None else json_text(response), assisted,  # (stored_answer)
+            token_id,
         )  # fmt: skip
         if self.locking():  # in the game's locked transaction (Sessions.locked): its COMMIT
             recorded = await self._record_one(args, list(notice))
@@ -202,10 +207,9 @@ class EventStore(Sessions):
         """One write, in a statement of its own."""
         async with self.connection() as conn:
             row = await conn.fetchrow(
-                RECORD_SQL, *args[:13], self.min_median_move_ms, *args[13:],
-                self._payloads(notice), timeout=self.timeout,
+                RECORD_SQL, *args[:13], self.min_median_move_ms, *args[13:18],
+                self._payloads(notice), args[18], timeout=self.timeout,
             )
-        assert row is not None
         return self._recorded(row)
 
     def _lane_free(self) -> bool:
@@ -274,7 +278,7 @@ class EventStore(Sessions):
                 if not write.done.done():
                     try:  # (a stale one is refused, the batch's others committed)
                         write.done.set_result(self._recorded(row))
-                    except VersionConflict as exc:
+                    except (VersionConflict, SignedOut) as exc:
                         write.done.set_exception(exc)
         finally:
             self._busy_lanes -= 1
@@ -291,21 +295,27 @@ class EventStore(Sessions):
 
     async def _record_many(
         self, writes: list[tuple[Any, ...]], notice: list[str]
-    ) -> list[asyncpg.Record]:
+    ) -> list[asyncpg.Record | None]:
+        """Each write's row, in their order: None for one whose token is signed out."""
         columns = [list(column) for column in zip(*writes, strict=True)]
         columns[2] = [json_text(events) for events in columns[2]]
         columns[16] = [None if r is None else json_text(r) for r in columns[16]]
         async with self.connection() as conn:
             rows: list[asyncpg.Record] = await conn.fetch(
-                RECORD_MANY_SQL, *columns[:13], self.min_median_move_ms, *columns[13:],
-                self._payloads(notice), timeout=self.timeout,
+                RECORD_MANY_SQL, *columns[:13], self.min_median_move_ms, *columns[13:18],
+                self._payloads(notice), columns[18], timeout=self.timeout,
             )
-        if len(rows) != len(writes):
-            raise StoreError(f"{len(writes)} writes sent, {len(rows)} answers")
-        return rows
+        if len(rows) == len(writes):
+            return list(rows)
+        answered: list[asyncpg.Record | None] = [None] * len(writes)
+        for row in rows:
+            answered[row["ord"] - 1] = row
+        return answered
 
     @staticmethod
-    def _recorded(row: asyncpg.Record) -> Recorded:
+    def _recorded(row: asyncpg.Record | None) -> Recorded:
+        if row is None:
+            raise SignedOut("the write's token was signed out: nothing was appended")
         if row["current_version"] is not None:
             raise VersionConflict(f"the game's log is at seq {row['current_version']}")
         if row["replayed"]:
@@ -319,36 +329,45 @@ class EventStore(Sessions):
             arrived_ms=row["arrived_ms"],
         )
 
-    async def find_key(self, player_id: uuid.UUID, key: str) -> Replayed | None:
+    async def find_key(
+        self, player_id: uuid.UUID, key: str, token_id: uuid.UUID | None = None
+    ) -> Replayed | None:
+        """The key's first answer, if it has one; SignedOut when the device token asking
+        (`token_id`) is signed out by then: a token signed out gets no answer again."""
         async with self.connection() as conn:
             row = await conn.fetchrow(
-                "SELECT request_hash, status, response, created_at FROM idempotency_keys"
-                " WHERE player_id = $1 AND key = $2",
-                player_id, key, timeout=self.timeout,
+                f"SELECT {signed_in('$3::uuid')} AS signed_in,"
+                " k.request_hash, k.status, k.response, k.created_at"
+                " FROM (SELECT) AS asked LEFT JOIN idempotency_keys k"
+                " ON k.player_id = $1 AND k.key = $2",
+                player_id, key, token_id, timeout=self.timeout,
             )
-        if row is None:
+        if not row["signed_in"]:
+            raise SignedOut("the token asking was signed out")
+        if row["request_hash"] is None:
             return None
         found = stored_answer(row["response"])
         return Replayed(row["request_hash"], row["status"], found, row["created_at"])
 
     async def keep_answer(
         self, player_id: uuid.UUID, key: str, request_hash: str, status: int,
-        response: dict[str, Any],
+        response: dict[str, Any], token_id: uuid.UUID | None = None,
     ) -> Replayed | None:
         """Keep `response` (a refusal's problem, as JSON text like a write's answer:
         stored_answer) as the key's first answer; or, when the key has one already, that
-        one (the key's request committed, or was refused, first)."""
+        one (the key's request committed, or was refused, first). SignedOut, and nothing
+        kept, when the device token asking (`token_id`) is signed out by then."""
         async with self.connection() as conn:
             kept = await conn.fetchval(
                 "INSERT INTO idempotency_keys"
                 " (player_id, key, request_hash, status, response, created_at)"
-                " VALUES ($1, $2, $3, $4, $5, clock_timestamp())"
-                " ON CONFLICT (player_id, key) DO NOTHING"
-                " RETURNING true",
-                player_id, key, request_hash, status, json_text(response),
+                " SELECT $1, $2, $3, $4, $5, clock_timestamp()"
+                f" WHERE {signed_in('$6::uuid')}"
+                " ON CONFLICT (player_id, key) DO NOTHING RETURNING true",
+                player_id, key, request_hash, status, json_text(response), token_id,
                 timeout=self.timeout,
             )
-        return None if kept else await self.find_key(player_id, key)
+        return None if kept else await self.find_key(player_id, key, token_id)
 
     async def read_events(
         self, game_id: uuid.UUID, after: int = 0, limit: int | None = None
@@ -360,15 +379,6 @@ class EventStore(Sessions):
                 game_id, after, limit, timeout=self.timeout,
             )
         return [StoredEvent(r["seq"], r["type"], r["data"], r["at"]) for r in rows]
-
-    async def create_player(self, player_id: uuid.UUID, name: str, token_hash: bytes) -> datetime:
-        async with self.connection() as conn:
-            at: datetime = await conn.fetchval(
-                "INSERT INTO players (id, name, token_hash) VALUES ($1, $2, $3)"
-                " RETURNING created_at",
-                player_id, name, token_hash, timeout=self.timeout,
-            )
-        return at
 
     async def purge_keys(self, older_than: datetime) -> int:
         async with self.connection() as conn:

@@ -128,8 +128,9 @@ async def answered_before(
         assert isinstance(refusal, EngineError | ServiceError)
         problem = refusal_problem(refusal)
         found = await backend.store.keep_answer(
-            player.id, idem.key, idem.request_hash, problem["status"], problem
+            player.id, idem.key, idem.request_hash, problem["status"], problem,
+            player.token_id,
         )
     else:
-        found = await backend.store.find_key(player.id, idem.key)
+        found = await backend.store.find_key(player.id, idem.key, player.token_id)
     return None if found is None else replayed(found, idem)

@@ -40,7 +40,9 @@ async def create_game(
     events[0] = Event(created.type, {**created.data, "player_id": str(player.id)})
     live = LiveGame(game, player.id, NOT_YET, None)
     finish = times.finish(PLAYING, game.status, None)
-    return await commit.commit(backend, uuid.uuid4(), live, events, 1, finish, idem)
+    return await commit.commit(
+        backend, uuid.uuid4(), live, events, 1, finish, idem, player.token_id
+    )
 
 
 def parse_move(position: Any, body: dict[str, Any]) -> Move:

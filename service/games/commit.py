@@ -10,7 +10,7 @@ from engine import Event
 from engine.game import GAME_WON
 from service.base.backend import Backend
 from service.base.requests import Idempotency
-from service.database.connections import DatabaseUnavailable, VersionConflict
+from service.database.connections import DatabaseUnavailable, SignedOut, VersionConflict
 from service.database.statements import board_line, game_line
 from service.games import answers, positions, times
 from service.games.answers import Answer
@@ -26,11 +26,13 @@ async def commit(
     first_seq: int,
     finish: times.Finish,
     idem: Idempotency | None,
+    token_id: uuid.UUID | None,
     extra: dict[str, Any] | None = None,
 ) -> Answer:
     """Append `events` (seqs from `first_seq`) that leave the game as `done` is, in one
     call of the store; memory changes once they are committed. Raises VersionConflict
-    when another write took their place in the log."""
+    when another write took their place in the log, SignedOut when the device token the
+    write came with (`token_id`) is signed out by then, whatever memory trusted."""
     g = done.game
     epoch = backend.epoch()
     # a win changes the deal's boards: memory's pages of them (boards/known.py) are told,
@@ -63,6 +65,7 @@ async def commit(
             # what the other instances hear at the commit (service/live/hub.py)
             notice=[game_line(game_id, g.version)]
             + ([] if won is None else [board_line(*won)]),
+            token_id=token_id,
         )
         if recorded.race_ends_at is not None:
             assert done.race_id is not None
@@ -84,6 +87,9 @@ async def commit(
         return answer
     except VersionConflict:
         settle = False  # nothing was written: the caller judges again on the log
+        raise
+    except SignedOut:
+        settle = False  # nothing was written (a 401: base/problems.py)
         raise
     except DatabaseUnavailable:
         # the outcome unknown: the write may yet commit (its statement runs on), and its

@@ -92,7 +92,8 @@ async def write(
                         from_log = True  # memory's copy said no: judge again on the log
                         continue
                     return await commit.commit(
-                        backend, game_id, done, events, live.version + 1, finish, idem, extra
+                        backend, game_id, done, events, live.version + 1, finish, idem,
+                        player.token_id, extra,
                     )
             except VersionConflict:
                 # another instance wrote first (or the database broke a deadlock of the

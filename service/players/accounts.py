@@ -9,11 +9,13 @@ it at the commit; through the broker too when EVENTS_BROKER is set, before the a
 each forgets it then. So memory trusts a token it checked while the hub's listener was
 connected for `LAST_USED_EVERY` seconds, as long as the listener has stayed connected and
 no sign-out has been heard since (:func:`vouch`); a check made while nothing listened is
-trusted for `TOKEN_RECHECK` seconds only. Each check is one indexed query, which also notes
-the token's last use, at most once a minute. A player has at most `MAX_TOKENS` tokens in
-use; a new one is made under a lock on the player's row (`LOCK_PLAYER`), so that the cap
-holds against concurrent requests. The codes that link a new device are in link_codes.py;
-names that cannot pass for another's in names.py.
+trusted for `TOKEN_RECHECK` seconds only (a game's writes do not rest on memory: the
+statement that appends them checks the token again, database/statements.py). Each check
+is one indexed query, which also notes the token's last use, at most once a minute. A
+player has at most `MAX_TOKENS` tokens in use; a new one is made under a lock on the
+player's row (`LOCK_PLAYER`), so that the cap holds against concurrent requests. The codes
+that link a new device are in link_codes.py; names that cannot pass for another's in
+names.py.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from service.base.backend import Backend
-from service.base.errors import Conflict, NotFound, Unauthorized
+from service.base.errors import TOKEN_REFUSED, Conflict, NotFound, Unauthorized
 from service.database.connections import plain, transaction
 from service.database.statements import CHANNEL, SIGNED_OUT
 from service.players.names import glyph_key, name_key, shape_key, unique_name
@@ -146,7 +148,7 @@ async def authenticate(backend: Backend, token: str | None) -> Player:
         row = await conn.fetchrow(TOKEN_OWNER, digest, timeout=backend.store.timeout)
     if row is None:
         backend.players.pop(digest)
-        raise Unauthorized("this token belongs to no player, or was signed out")
+        raise Unauthorized(TOKEN_REFUSED)
     player = Player(plain(row["player_id"]), row["name"], plain(row["id"]))
     remember(backend, digest, player, vouched)
     return player
@@ -194,7 +196,7 @@ async def add_token(
                 LOCK_PLAYER_OF_TOKEN, player.id, player.token_id, timeout=timeout
             )
             if asking is None:  # signed out meanwhile, on another instance not yet told
-                raise Unauthorized("this token belongs to no player, or was signed out")
+                raise Unauthorized(TOKEN_REFUSED)
             created = await conn.fetchval(
                 ADD_TOKEN, token_id, player.id, hash_token(token), device, timeout=timeout
             )

@@ -10,6 +10,7 @@ from typing import Any
 
 from service.base.backend import Backend
 from service.players.accounts import Player
+from tests.service.database.helpers import insert_player
 from tests.timed import record_timed_game
 
 T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
@@ -17,7 +18,7 @@ T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
 async def new_player(backend: Backend, name: str = "ada") -> Player:
     pid = uuid.uuid4()
-    await backend.store.create_player(pid, name, uuid.uuid4().bytes)
+    await insert_player(backend.store, pid, name)
     return Player(pid, name)
 
 

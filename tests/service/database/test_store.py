@@ -14,6 +14,7 @@ from service.database.connections import (
     BUDGET,
     Budget,
     DatabaseUnavailable,
+    SignedOut,
     VersionConflict,
     create_pool,
 )
@@ -168,6 +169,23 @@ async def test_a_collision_in_a_batch_fails_that_write_alone(one_lane: EventStor
         assert events[1].data == ({} if i == 3 else {"i": 2})
 
 
+async def second_writes(
+    store: EventStore, pid: uuid.UUID, games: list[uuid.UUID], odd: dict[str, object],
+    **kw: object,
+) -> object:
+    """Each game's second write sent at once, games[3]'s being `odd`: all but the first
+    wait for the one lane and go in one batch. The others commit; `odd`'s outcome."""
+    before = store.batched_writes
+    results = await asyncio.gather(
+        *(store.record(**(odd if i == 3 else write_args(g, pid, 2, 1, **kw)))  # type: ignore[arg-type]
+          for i, g in enumerate(games)),
+        return_exceptions=True,
+    )
+    assert all(not isinstance(r, BaseException) for i, r in enumerate(results) if i != 3)
+    assert store.batched_writes - before == 7  # all but the first, which found the lane free
+    return results[3]
+
+
 async def test_a_stale_write_in_a_batch_is_refused_and_the_others_commit_together(
     one_lane: EventStore,
 ) -> None:
@@ -179,19 +197,45 @@ async def test_a_stale_write_in_a_batch_is_refused_and_the_others_commit_togethe
     games = [uuid.uuid4() for _ in range(8)]
     await asyncio.gather(*(store.record(**write_args(g, pid, 1, 1)) for g in games))
     await store.record(**write_args(games[3], pid, 2, 2))  # another writer was first: seq 2, 3
-    before = store.batched_writes
     stale = write_args(games[3], pid, 2, 1, key="k", request_hash="h", http_status=201, response={})
-    results = await asyncio.gather(
-        *(store.record(**(stale if i == 3 else write_args(g, pid, 2, 1)))
-          for i, g in enumerate(games)),
-        return_exceptions=True,
-    )
-    assert isinstance(results[3], VersionConflict)
-    assert all(not isinstance(r, BaseException) for i, r in enumerate(results) if i != 3)
-    assert store.batched_writes - before == 7  # all but the first, which found the lane free
+    assert isinstance(await second_writes(store, pid, games, stale), VersionConflict)
     assert await store.find_key(pid, "k") is None
     for i, g in enumerate(games):
         assert [e.seq for e in await store.read_events(g)] == ([1, 2, 3] if i == 3 else [1, 2])
+
+
+async def test_a_write_whose_token_is_signed_out_appends_nothing_alone_or_in_a_batch(
+    one_lane: EventStore,
+) -> None:
+    """The statement that appends judges the write's token too (statements.signed_in): one
+    signed out by then is refused, with nothing appended and no key kept, whatever memory
+    trusted; in a batch, the others commit in it."""
+    store = one_lane
+    pid = await new_player(store)
+    signed_in, signed_out = uuid.uuid4(), uuid.uuid4()
+    async with store.connection() as conn:
+        for token in (signed_in, signed_out):
+            await conn.execute(
+                "INSERT INTO device_tokens (id, player_id, token_hash, device)"
+                " VALUES ($1, $2, $3, 'phone')", token, pid, token.bytes,
+            )
+        await conn.execute(
+            "UPDATE device_tokens SET revoked_at = now() WHERE id = $1", signed_out
+        )
+    alone = uuid.uuid4()
+    with pytest.raises(SignedOut):
+        await store.record(**write_args(alone, pid, 1, 1, token_id=signed_out))
+    assert await store.read_events(alone) == []
+    games = [uuid.uuid4() for _ in range(8)]
+    await asyncio.gather(
+        *(store.record(**write_args(g, pid, 1, 1, token_id=signed_in)) for g in games)
+    )
+    out = write_args(games[3], pid, 2, 1, key="k", request_hash="h", http_status=201,
+                     response={}, token_id=signed_out)
+    assert isinstance(await second_writes(store, pid, games, out, token_id=signed_in), SignedOut)
+    assert await store.find_key(pid, "k") is None
+    for i, g in enumerate(games):
+        assert [e.seq for e in await store.read_events(g)] == ([1] if i == 3 else [1, 2])
 
 
 async def test_a_stale_write_of_code_older_than_0020_still_fails(store: EventStore) -> None:
