@@ -35,6 +35,9 @@ from service.solver.places import stopper
 SHORT_LINE_SHARE = 0.6  # of a search's time, for the library's short-line presets
 WATCH_SECONDS = 0.5  # how often a worker looks whether its service still runs
 MIN_SEARCH = 0.05  # seconds: a search left less time than this does not start
+# a worker that holds more memory than this after a search gives the library's back
+# (fcsolve.give_back: some 10 to 30 ms after a large search, nothing after a small one)
+KEEP_MB = 256
 
 Steps = list[tuple[bytes, Layout]]
 """(canonical key, layout) of each position along a winning line, after each of its moves."""
@@ -87,6 +90,34 @@ def search_board(
     deadline: float | None = None,
     stops: str | None = None,
     place: int = 0,
+) -> tuple[str, list[str] | None, int, str, Steps]:
+    """:func:`_board_searched`, then the library's memory given back when the worker
+    holds more than KEEP_MB."""
+    try:
+        return _board_searched(variant, board, seconds, library, deadline, stops, place)
+    finally:
+        if resident_mb() > KEEP_MB:
+            fcsolve.give_back()
+
+
+def resident_mb() -> float:
+    """This process's resident memory, in MB (0 where /proc does not say)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _board_searched(
+    variant: str,
+    board: str,
+    seconds: float,
+    library: bool,
+    deadline: float | None,
+    stops: str | None,
+    place: int,
 ) -> tuple[str, list[str] | None, int, str, Steps]:
     """:func:`search` on a board sent as text (what crosses to a worker process).
 
