@@ -296,7 +296,8 @@ class EventStore(Sessions):
     async def _record_many(
         self, writes: list[tuple[Any, ...]], notice: list[str]
     ) -> list[asyncpg.Record | None]:
-        """Each write's row, in their order: None for one whose token is signed out."""
+        """Each write's row in order; None where its token is signed out (its game's line
+        went out anyway: other instances read that game from the log until a write)."""
         columns = [list(column) for column in zip(*writes, strict=True)]
         columns[2] = [json_text(events) for events in columns[2]]
         columns[16] = [None if r is None else json_text(r) for r in columns[16]]
