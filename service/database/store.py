@@ -325,10 +325,8 @@ class EventStore(Sessions):
             return Recorded(replayed, row["at"], None, None, None)
         if row["race_ends_at"] is not None:
             return Recorded(None, row["at"], None, None, None, row["race_ends_at"])
-        return Recorded(
-            None, row["at"], row["created_at"], row["finished_at"], row["elapsed_ms"],
-            arrived_ms=row["arrived_ms"],
-        )
+        return Recorded(None, row["at"], row["created_at"], row["finished_at"],
+                        row["elapsed_ms"], arrived_ms=row["arrived_ms"])
 
     async def find_key(
         self, player_id: uuid.UUID, key: str, token_id: uuid.UUID | None = None
