@@ -247,14 +247,12 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
         response = problem(exc.status, exc.detail, exc.slug, exc.title)
         response.force_close()
         return response
-    except ServiceError as exc:
-        return problem(exc.status, exc.detail, exc.slug, exc.title, headers=exc.headers,
-                       **exc.extra)
-    except SignedOut:  # found so by the statement that would have written (a token's
-        # check in memory passed): the 401 that the check against the database gives
-        refused = Unauthorized(TOKEN_REFUSED)
+    except (ServiceError, SignedOut) as exc:
+        # (SignedOut: the statement that would have written found the token signed out,
+        # where memory's check passed; the 401 that the database's check gives)
+        refused = Unauthorized(TOKEN_REFUSED) if isinstance(exc, SignedOut) else exc
         return problem(refused.status, refused.detail, refused.slug, refused.title,
-                       headers=refused.headers)
+                       headers=refused.headers, **refused.extra)
     except VersionConflict:
         return problem(409, "another move was recorded first; reload the game and try again",
                        "version-conflict", current_version=None)

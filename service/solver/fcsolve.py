@@ -67,6 +67,7 @@ class _FcsMove(ctypes.Structure):
 _lib: ctypes.CDLL | None = None
 _lib_checked = False
 _lock = threading.Lock()
+_TRIM = getattr(ctypes.CDLL(None), "malloc_trim", None)  # glibc's (elsewhere none)
 _library_path: str | None = None  # another build of the library (use_library)
 _plays: dict[str, bool] = {}
 
@@ -217,9 +218,8 @@ def give_back() -> None:
         for made in _instances.values():
             lib.freecell_solver_user_free(made.handle)
         _instances.clear()
-    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # (glibc's; elsewhere none)
-    if trim is not None:
-        trim(0)
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def _engine_move(raw: tuple[int, ...]) -> Move | None:
