@@ -94,9 +94,6 @@ class Backend:
     # was last checked against the database (service/players/accounts.py: CachedToken);
     # create_app sizes it by CACHE_TOKENS, the default here is for tests' own backends
     players: Lru[bytes, Any] = field(default_factory=lambda: Lru(100_000))
-    # the tokens signed out that this instance heard of since it began: memory's checks of
-    # tokens are vouched for only while it stays the same (service/players/accounts.py)
-    signed_out: int = 0
     # told the hash of a token this instance signed out, once committed: the live-event
     # hub passes it on through the broker (through PostgreSQL, the statement did)
     token_signed_out: Callable[[bytes], Awaitable[None]] = field(default=_nothing)

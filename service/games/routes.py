@@ -19,13 +19,13 @@ from service.base.responses import (
 from service.games import commands, queries
 from service.games.answers import Answer
 from service.games.schemas import BatchRequest, MoveRequest, NewGame, VersionedRequest
-from service.players.auth import caller
+from service.players.auth import writer
 from service.solver import hints, owners
 from service.solver.verdicts import SOLVER_KEY
 
 
 async def create_game(request: web.Request) -> web.Response:
-    player = await caller(request)
+    player = await writer(request)
     body = await parse_body(request, NewGame)
     answer = await commands.create_game(
         request.app[BACKEND_KEY],
@@ -81,7 +81,7 @@ async def get_game(request: web.Request) -> web.Response:
 
 async def play_move(request: web.Request) -> web.Response:
     """One move, or a batch of them (`{"moves": [...]}`), all or none."""
-    player = await caller(request)
+    player = await writer(request)
     gid = game_id(request)
     raw = await read_object(request)
     moves: dict[str, Any] | list[dict[str, Any]]
@@ -113,7 +113,7 @@ async def abandon(request: web.Request) -> web.Response:
 
 async def _simple(request: web.Request, command: str) -> web.Response:
     gid = game_id(request)
-    player = await caller(request)
+    player = await writer(request)
     body = await parse_body(request, VersionedRequest)
     answer = await commands.simple(
         request.app[BACKEND_KEY], gid, player, body.expected_version, idempotency(request, body),

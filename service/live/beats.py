@@ -1,6 +1,6 @@
 """The listener's proof of life: a beat through the channel, heard back.
 
-Memory answers for the log (a 304 from memory, a token's player, a board's page) only while
+Memory answers for the log (a 304 from memory, a board's page) only while
 this instance would have heard every other instance's commit: while its listening
 connection is up. But a connection can stop delivering without closing (its server process
 stuck, a half-open TCP connection, a NAT that silently drops an idle one), which the hub's

@@ -13,12 +13,12 @@ commit a batch of writes. A publisher task sends, as ONE NOTIFY every few millis
 'race <race id>' for every race whose log the instance grew, which wakes the other
 instances' readers of that race's stream (service/races/feeds.py); the race readers read
 only when woken, and the hub's sweep covers theirs too. A token's sign-out sends 'token
-<hash>' in its own transaction (service/players/accounts.py), and its answer waits until
-this instance hears it back (service/live/echoes.py); through the broker, before its
-answer. The events themselves are always read from the log. Each instance has ONE
-dedicated connection that LISTENs (not one per socket, not from the pool); when it drops,
-it is opened again with backoff and every game with subscribers catches up from the log,
-so a lost notification delays an event and never loses it. With EVENTS_BROKER set, the
+<hash>' in its own transaction (service/players/accounts.py), through the broker after it,
+by which the instances forget the token (what it may do is the database's word). The
+events themselves are always read from the log. Each instance has ONE dedicated
+connection that LISTENs (not one per socket, not from the pool); when it drops, it is
+opened again with backoff and every game with subscribers catches up from the log, so a
+lost notification delays an event and never loses it. With EVENTS_BROKER set, the
 same lines go through NATS instead, all of them from the publisher (at once after the
 commit: a few milliseconds later than through PostgreSQL for the others' memory).
 """
@@ -46,7 +46,6 @@ from service.database.statements import (
 )
 from service.database.store import EventStore
 from service.live.beats import BEAT, Beats
-from service.live.echoes import GRACE, Echoes
 from service.live.feeds import Feeds
 from service.live.subscriptions import Subscription
 
@@ -54,6 +53,8 @@ log = logging.getLogger("service.stream")
 
 SUBJECT = "solitaire.game_events"  # the broker's subject, when EVENTS_BROKER is set
 APPLICATION_NAME = "solitaire-stream-listener"
+# seconds a start waits after its first beat came back, by when the others have heard it
+SETTLE = 0.05
 
 
 class StreamHub(Feeds):
@@ -109,7 +110,6 @@ class StreamHub(Feeds):
         self.listening = asyncio.Event()
         # counted for /metrics-style questions and for the tests, as the feeds' reads
         self.connects = 0  # successful LISTEN connections, reconnections included
-        self.echoes = Echoes(self.listening.is_set)  # sign-outs heard, answers waiting
         self.beats = Beats(self.listening)  # the listener's proof of life (beats.py)
 
     # ------------------------------------------------------------ lifecycle
@@ -132,7 +132,7 @@ class StreamHub(Feeds):
             async with asyncio.timeout(1.0):  # and its first beat heard back, by the
                 while self.epoch() is None:  # others too a moment later (beats.py)
                     await asyncio.sleep(0.005)
-                await asyncio.sleep(GRACE)
+                await asyncio.sleep(SETTLE)
 
     async def stop(self) -> None:
         tasks = self._tasks + [f.task for f in self._feeds.values() if f.task is not None]
@@ -180,7 +180,6 @@ class StreamHub(Feeds):
                     log.warning("stream: unexpected notification %r", line)
                     continue
                 self.on_signed_out(digest)
-                self.echoes.heard(line)
                 continue
             if game == "race":  # 'race <race id>': a race's log grew
                 try:
@@ -236,20 +235,17 @@ class StreamHub(Feeds):
 
     async def token_signed_out(self, digest: bytes) -> None:
         """A token this instance signed out, committed: through PostgreSQL the sign-out's
-        statement told the others at its commit, and the answer waits until this instance
-        hears it back (echoes.py); through the broker they are told now, before the answer
-        (if the broker cannot take it, they trust their memory of the token until their
-        next check of it: players/accounts.py, LAST_USED_EVERY)."""
+        statement told the others at its commit; through the broker they are told now.
+        Only their memory hears it: what the token may do is the database's word
+        (players/accounts.py), so a line lost costs nothing but a refused write's
+        statement."""
         if not self.broker:
-            await self.echoes.told(f"{SIGNED_OUT} {digest.hex()}")
             return
         try:
             if self._nats is None or not self._nats.is_connected:
                 raise ConnectionError("not connected to the broker")
             for payload in payloads(self.sender, [f"{SIGNED_OUT} {digest.hex()}"]):
                 await self._nats.publish(SUBJECT, payload.encode())
-            await self._nats.flush(timeout=1)
-            await asyncio.sleep(GRACE)  # (the broker sends it on to the others meanwhile)
         except Exception as exc:
             log.warning("stream: could not tell the other instances of a sign-out: %s", exc)
 

@@ -2,20 +2,19 @@
 (service/base/backend.py).
 
 A token is shown once and stored as its SHA-256 (tokens.py, which also gives a token's
-first answer again to a retry with its Idempotency-Key). Each instance keeps the players
-of the tokens it saw in memory. A token signed out is announced to every instance in the
-transaction that signs it out (a `NOTIFY` on the live-event hub's channel, which delivers
-it at the commit; through the broker too when EVENTS_BROKER is set, before the answer):
-each forgets it then. So memory trusts a token it checked while the hub's listener was
-connected for `LAST_USED_EVERY` seconds, as long as the listener has stayed connected and
-no sign-out has been heard since (:func:`vouch`); a check made while nothing listened is
-trusted for `TOKEN_RECHECK` seconds only (a game's writes do not rest on memory: the
-statement that appends them checks the token again, database/statements.py). Each check
-is one indexed query, which also notes the token's last use, at most once a minute. A
-player has at most `MAX_TOKENS` tokens in use; a new one is made under a lock on the
-player's row (`LOCK_PLAYER`), so that the cap holds against concurrent requests. The codes
-that link a new device are in link_codes.py; names that cannot pass for another's in
-names.py.
+first answer again to a retry with its Idempotency-Key). Whether a token is still signed in
+is the database's word, never memory's alone: a request that is not a game's write asks it
+(:func:`authenticate`, one indexed query, which also notes the token's last use at most once
+a minute), and a game's write, which takes the player of its token from memory, has its
+token checked again by the statement that would append it (database/statements.py:
+signed_in). So a token signed out is refused by every instance from its sign-out's commit
+on. Each instance keeps the players of the tokens it saw in memory, and forgets one when it
+hears that it was signed out (a `NOTIFY` on the live-event hub's channel in the sign-out's
+own transaction, or the broker's line): that saves a game's write the statement's refusal,
+nothing more. A player has at most `MAX_TOKENS` tokens in use; a new one is made under a
+lock on the player's row (`LOCK_PLAYER`), so that the cap holds against concurrent
+requests. The codes that link a new device are in link_codes.py; names that cannot pass for
+another's in names.py.
 """
 
 from __future__ import annotations
@@ -34,7 +33,6 @@ from service.database.statements import CHANNEL, SIGNED_OUT
 from service.players.names import glyph_key, name_key, shape_key, unique_name
 from service.players.tokens import Issued, TokenKey, hash_token, keep, new_token, once
 
-TOKEN_RECHECK: Final = 1.0  # seconds a token is trusted from memory while nothing listens
 LAST_USED_EVERY: Final = 60  # seconds between two notes of a token's last use (and checks)
 FIRST_DEVICE: Final = "first device"
 MAX_TOKENS: Final = 100  # tokens in use per player (one a device)
@@ -51,38 +49,17 @@ class Player:
 class CachedToken:
     player: Player
     checked: float  # time.monotonic() of the last check against the database
-    # what vouched for memory when that check began (:func:`vouch`), None if nothing did
-    vouched: tuple[int, int] | None = None
-
-
-def vouch(backend: Backend) -> tuple[int, int] | None:
-    """The live-event listener's connection and the sign-outs heard on it: while both stay
-    the same, every token signed out since a check was announced here, and forgotten. None
-    while nothing listens."""
-    epoch = backend.epoch()
-    return None if epoch is None else (epoch, backend.signed_out)
-
-
-def trusted(backend: Backend, cached: CachedToken) -> bool:
-    """Whether memory's player of a token will do, without asking the database."""
-    age = time.monotonic() - cached.checked
-    if cached.vouched is None:
-        return age < TOKEN_RECHECK
-    return age < LAST_USED_EVERY and cached.vouched == vouch(backend)
 
 
 def signed_out(backend: Backend, digest: bytes) -> None:
     """A token was signed out (announced by the instance that did it, or by this one):
-    forgotten, and no check from before is vouched for any longer."""
-    backend.signed_out += 1
+    forgotten."""
     backend.players.pop(digest)
 
 
-def remember(
-    backend: Backend, digest: bytes, player: Player, vouched: tuple[int, int] | None
-) -> None:
-    """Keep the player of a token checked (or made) when `vouched` (taken before it was)."""
-    backend.players[digest] = CachedToken(player, time.monotonic(), vouched)
+def remember(backend: Backend, digest: bytes, player: Player) -> None:
+    """Keep the player of a token checked (or made)."""
+    backend.players[digest] = CachedToken(player, time.monotonic())
 
 
 CREATE_PLAYER = """
@@ -134,23 +111,26 @@ used AS (
 SELECT t.id, t.player_id, p.name FROM t JOIN players p ON p.id = t.player_id"""
 
 
-async def authenticate(backend: Backend, token: str | None) -> Player:
+async def authenticate(backend: Backend, token: str | None, *, memory: bool = False) -> Player:
+    """The player of a token signed in, by the database's word (401 for no token, or one
+    unknown or signed out). With `memory`, for a game's write only, whose statement checks
+    the token again: memory's player of the token, checked within LAST_USED_EVERY."""
     if not token:
         raise Unauthorized(
             "this request needs 'Authorization: Bearer <token>' (POST /v1/players gives one)"
         )
     digest = hash_token(token)
-    cached = backend.players.get(digest)
-    if cached is not None and trusted(backend, cached):
-        return cached.player
-    vouched = vouch(backend)
+    if memory:
+        cached = backend.players.get(digest)
+        if cached is not None and time.monotonic() - cached.checked < LAST_USED_EVERY:
+            return cached.player
     async with backend.store.connection() as conn:
         row = await conn.fetchrow(TOKEN_OWNER, digest, timeout=backend.store.timeout)
     if row is None:
         backend.players.pop(digest)
         raise Unauthorized(TOKEN_REFUSED)
     player = Player(plain(row["player_id"]), row["name"], plain(row["id"]))
-    remember(backend, digest, player, vouched)
+    remember(backend, digest, player)
     return player
 
 
@@ -243,9 +223,10 @@ FROM t"""
 
 
 async def revoke_token(backend: Backend, player: Player, raw_id: str) -> None:
-    """Sign a device out: its token is refused from now on, by this instance at once and by
-    the others as soon as they hear of it (the statement's NOTIFY, at its commit; the
-    broker, before the answer), and the link codes it made are void."""
+    """Sign a device out: its token is refused by every instance from the commit on (each
+    asks the database, or its write's statement does), and the link codes it made are void.
+    The instances forget it when they hear of it (the statement's NOTIFY, at its commit;
+    through the broker, the line sent after it)."""
     try:
         token_id = uuid.UUID(raw_id)
     except ValueError:

@@ -22,6 +22,15 @@ def bearer(request: web.Request) -> str | None:
 
 
 async def caller(request: web.Request) -> Player:
-    """The player whose token the request bears (401 without one of ours)."""
+    """The player whose token the request bears, signed in by the database's word (401
+    without one of ours)."""
     token = bearer(request)
     return await authenticate(request.app[BACKEND_KEY], token)
+
+
+async def writer(request: web.Request) -> Player:
+    """The same for a game's write, from memory: the statement that would append it checks
+    the token again (database/statements.py: signed_in), and appends nothing for one
+    signed out."""
+    token = bearer(request)
+    return await authenticate(request.app[BACKEND_KEY], token, memory=True)

@@ -15,7 +15,7 @@ from service.base.responses import json_response, written
 from service.deals.numbers import check_grade
 from service.games import commands, positions
 from service.games.schemas import VersionedRequest
-from service.players.auth import caller
+from service.players.auth import writer
 from service.races import service as races
 from service.solver import hints, owners, postmortem
 from service.solver.analyses import ANALYSES_KEY
@@ -27,7 +27,7 @@ from service.solver.verdicts import ANSWER_SLACK, SOLVER_KEY
 async def hint(request: web.Request) -> web.Response:
     """POST: a hint is part of the game's record (a HintGiven event), so it is a write."""
     gid = game_id(request)
-    player = await caller(request)
+    player = await writer(request)
     body = await parse_body(request, VersionedRequest)
     solver = request.app[SOLVER_KEY]
     who = owners.of_request(request, player.id)

@@ -1,8 +1,8 @@
 """Two service processes on one database: what a client is told by one holds on the other
 at once. A move answered by a (201): b's next answer to the replaced tag is the new game,
-never a 304; a token signed out on a (204): b refuses it next (401). Each answer of a
-waits until a hears its own NOTIFY back, which PostgreSQL delivers to every listener at
-the commit (service/live/echoes.py)."""
+never a 304 (a's answer waits until a hears its own NOTIFY back, which PostgreSQL delivers
+to every listener at the commit); a token signed out on a (204): b refuses it next (401),
+by the database's word."""
 
 from __future__ import annotations
 
