@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import orjson
 from aiohttp import web, web_response
@@ -25,6 +25,7 @@ def name_the_server() -> None:
 
 
 Prepare = Callable[[web.Request, web.StreamResponse], Awaitable[None]]
+R = TypeVar("R", bound=web.StreamResponse)
 
 
 def answer_headers(vary_origin: bool) -> Prepare:
@@ -58,6 +59,14 @@ def secret_response(body: Any, status: int = 200, replayed: bool = False) -> web
     response.headers["Cache-Control"] = "no-store"
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def private(response: R) -> R:
+    """A player's own answer (read with their token): a cache may keep it for that player
+    alone, never share it, and keeps one per token."""
+    response.headers["Cache-Control"] = "private"
+    response.headers["Vary"] = "Authorization"
     return response
 
 
@@ -107,7 +116,7 @@ def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> 
         if _not_modified(request, tag):
             return web.Response(status=304, headers={"ETag": f'"{tag}"'})
     response = web.Response(body=payload, content_type="application/json")
-    response.etag = tag
+    response.headers["ETag"] = f'"{tag}"'  # (aiohttp's `etag` setter writes it "Etag")
     return response
 
 

@@ -7,7 +7,12 @@ from aiohttp import web
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
 from service.base.requests import int_query
-from service.base.responses import json_response, not_modified_from_memory, tagged_response
+from service.base.responses import (
+    json_response,
+    not_modified_from_memory,
+    private,
+    tagged_response,
+)
 from service.boards import board as boards
 from service.boards import friends, known, records, times
 from service.deals.numbers import checked_deal, deal_in_path
@@ -51,8 +56,8 @@ async def board(request: web.Request) -> web.Response:
             raise BadRequest("give either 'around=me' or 'friends=true', not both")
         checked_deal(variant, deal)  # a bad board is a 400/422 before the token
         player = await caller(request)
-        return tagged_response(request, await friends.friends_board(
-            backend, variant, deal, player, limit, cursor, kind))  # fmt: skip
+        return private(tagged_response(request, await friends.friends_board(
+            backend, variant, deal, player, limit, cursor, kind)))  # fmt: skip
     if around is None:  # a public page: its 304 from memory while it is known current
         variant = checked_deal(variant, deal)
         key = (variant, deal, kind, limit, cursor)
@@ -74,9 +79,8 @@ async def board(request: web.Request) -> web.Response:
         raise BadRequest("give either 'around=me' or 'cursor', not both")
     checked_deal(variant, deal)  # a bad board is a 400/422 before the token
     player = await caller(request)
-    return tagged_response(
-        request, await boards.board_around(backend, variant, deal, player, kind=kind)
-    )
+    page = await boards.board_around(backend, variant, deal, player, kind=kind)
+    return private(tagged_response(request, page))
 
 
 async def winning_times(request: web.Request) -> web.Response:

@@ -17,7 +17,7 @@ from service.base.requests import (
     read_nothing,
     request_client,
 )
-from service.base.responses import json_response, secret_response, tagged_response
+from service.base.responses import json_response, private, secret_response, tagged_response
 from service.boards import records as leaderboards
 from service.database.connections import BUDGET, DatabaseUnavailable
 from service.games.export import lines as export_lines
@@ -43,7 +43,7 @@ async def create_player(request: web.Request) -> web.Response:
 async def me(request: web.Request) -> web.Response:
     player = await caller(request)
     record = await leaderboards.player_record(request.app[BACKEND_KEY], player.id)
-    return tagged_response(request, record)
+    return private(tagged_response(request, record))
 
 
 async def export(request: web.Request) -> web.StreamResponse:
@@ -56,7 +56,7 @@ async def export(request: web.Request) -> web.StreamResponse:
     BUDGET.set(None)
     lines = export_lines(request.app[BACKEND_KEY], player.id)
     first = await anext(lines, None)
-    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+    response = private(web.StreamResponse(headers={"Content-Type": "application/x-ndjson"}))
     await response.prepare(request)
     try:
         if first is not None:
@@ -95,7 +95,7 @@ async def unfollow(request: web.Request) -> web.Response:
 
 async def list_friends(request: web.Request) -> web.Response:
     player = await caller(request)
-    return json_response(await friends.friends(request.app[BACKEND_KEY], player))
+    return private(json_response(await friends.friends(request.app[BACKEND_KEY], player)))
 
 
 async def add_token(request: web.Request) -> web.Response:
