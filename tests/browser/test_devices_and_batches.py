@@ -160,8 +160,7 @@ async def stored_player(page: Any) -> Any:
 
 async def test_devices_are_listed_linked_with_a_code_and_signed_out(pages: Pages) -> None:
     first = await pages.new()
-    await first.goto("/")
-    await idle(first)
+    await open_deal(first, "freecell", 1)  # the first deal makes this browser's player
     mine = first.locator('#devices li[data-current="true"]')
     await mine.wait_for()
     assert await first.locator("#devices li").count() == 1

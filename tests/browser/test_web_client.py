@@ -37,7 +37,8 @@ async def test_opening_page_starts_a_shared_deal(pages: Pages, http: aiohttp.Cli
     await page.goto("/")
     await idle(page)
     assert await page.is_visible("#welcome")
-    assert await token_of(page)  # a player was made on the first visit and kept
+    # a visit that only looks makes no player: the first deal does (below)
+    assert await page.evaluate("localStorage.getItem('open-solitaire.player')") is None
     await page.screenshot(path=screenshot_path("opening.png"), full_page=True)
 
     # today's deal, where the server has one (the button is hidden where it has none)
@@ -56,6 +57,7 @@ async def test_opening_page_starts_a_shared_deal(pages: Pages, http: aiohttp.Cli
     await idle(page)
     game_id = game_id_of(page.url)
     assert page.url.endswith(f"/?game={game_id}")
+    assert await token_of(page)  # the player the first deal made, kept
     assert await field(page, "deal") == "617"
     assert await page.get_attribute("#share-link", "href") == "/?variant=freecell&deal=617"
     game = await same_as_api(page, http, game_id)
@@ -269,6 +271,9 @@ async def test_a_second_page_watches_the_game_live(
     await watcher.goto(f"/?game={game_id}")
     await idle(watcher)
     assert await watcher.get_attribute("body", "data-mode") == "watch"
+    # watching makes no player
+    assert await watcher.evaluate("localStorage.getItem('open-solitaire.player')") is None
+    assert await watcher.is_hidden("#record-panel") and await watcher.is_hidden("#devices-panel")
     await watcher.wait_for_function("() => document.body.dataset.live === 'live'")
     assert await watcher.is_hidden("#actions")
 
@@ -304,6 +309,27 @@ async def test_a_second_page_watches_the_game_live(
     await follows()
     assert await watcher.evaluate("document.body.dataset.live") == "live"
     await watcher.screenshot(path=screenshot_path("watching.png"), full_page=True)
+
+
+async def test_giving_a_game_up(page: Any, http: aiohttp.ClientSession) -> None:
+    """Give up ends the game in play as abandoned, once the player says so; a game over
+    offers it no more."""
+    game_id = await open_deal(page, "freecell", 5)
+    assert await page.is_visible("#give-up")
+    page.once("dialog", lambda dialog: dialog.dismiss())  # not now: nothing happens
+    await page.click("#give-up")
+    await idle(page)
+    assert (await api_get(http, f"/v1/games/{game_id}"))["status"] == "playing"
+    page.once("dialog", lambda dialog: dialog.accept())
+    await page.click("#give-up")
+    await idle(page)
+    game = await same_as_api(page, http, game_id)
+    assert game["status"] == "abandoned"
+    assert await field(page, "status") == "abandoned"
+    assert "given up" in await page.inner_text("#banner")
+    assert await page.is_hidden("#give-up")
+    record = await api_get(http, f"/v1/players/{game['player_id']}")
+    assert record["abandoned"] == 1 and record["playing"] == 0
 
 
 async def test_phone_layout_does_not_scroll_sideways(pages: Pages) -> None:

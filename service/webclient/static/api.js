@@ -1,5 +1,8 @@
 // The service's HTTP API, as any client would call it (see /openapi.yaml).
 
+/** What a request that got no answer at all says (no network, or the server down). */
+export const UNREACHABLE = "The server cannot be reached: check the connection.";
+
 export class ApiError extends Error {
   constructor(status, problem) {
     super(problem?.detail || problem?.title || `HTTP ${status}`);
@@ -77,7 +80,7 @@ export class Api {
         cache: "no-store",
       });
     } catch {
-      throw new ApiError(0, { detail: "the server cannot be reached; check the connection" });
+      throw new ApiError(0, { detail: UNREACHABLE });
     }
     const date = response.headers.get("Date");
     if (date) {
@@ -174,6 +177,12 @@ export class Api {
 
   redo(id, version) {
     return this.post(`/v1/games/${id}/redo`, { expected_version: version }, { auth: true, key: true });
+  }
+
+  /** Gives the game up (it counts as lost; a race's player is out of the race). */
+  abandon(id, version) {
+    return this.post(`/v1/games/${id}/abandon`, { expected_version: version },
+      { auth: true, key: true });
   }
 
   /** A hint is part of the game's record: asking for one is a write (the owner's). */

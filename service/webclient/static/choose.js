@@ -84,6 +84,11 @@ export async function selectCard(card) {
   const what = where.count > 1
     ? `${capital(cardName(card))} and the ${where.count - 1} card${where.count > 2 ? "s" : ""} on it`
     : capital(cardName(card));
+  if (where.count > 1 && app.game.variant !== "freecell") {
+    // (a run moves as one only in FreeCell: the other games move one card at a time)
+    say(`${capital(cardName(card))} is not free: only the card on top moves, one at a time.`);
+    return;
+  }
   say(app.selection.legal.length
     ? `${what}: may go to ${listPlaces(app.selection.legal)}.`
     : `${what}: no legal place to go now.`);

@@ -2,8 +2,8 @@
 // dealing a new one, following its events live, showing the steps of each answer one at a
 // time, and the replay of a game's log (replay.js) in its place.
 
-import { ApiError } from "./api.js";
-import { api, app, background, enqueue, OVER, say, sleep } from "./app.js";
+import { ApiError, UNREACHABLE } from "./api.js";
+import { $, api, app, background, enqueue, OVER, say, sleep } from "./app.js";
 import { motionMs } from "./board.js";
 import { cardName, pileName, TITLES } from "./cards.js";
 import { legalNow } from "./choose.js";
@@ -31,6 +31,20 @@ function stopFeed() {
   app.feed = null;
 }
 
+let lostTimer = null; // until the player is told that the connection is lost
+
+/** Tells the player when their game's live connection has been lost for 2 s (a server
+ * closing a stream on purpose reconnects at once), and when it is back. */
+function tellConnection(mode) {
+  clearTimeout(lostTimer);
+  const told = () => $("#message").textContent === UNREACHABLE;
+  if (mode === "connecting" && app.mode === "play") {
+    lostTimer = setTimeout(() => say(UNREACHABLE, "error"), 2000);
+  } else if (mode === "live" && told()) {
+    say("Connected again: the game is as the server has it.");
+  }
+}
+
 function startFeed() {
   stopFeed();
   const g = app.game;
@@ -41,6 +55,7 @@ function startFeed() {
     (mode) => {
       document.body.dataset.live = mode;
       updateModeNote();
+      tellConnection(mode);
     },
     { poll: app.mode === "watch", api },
   ).start();
@@ -97,9 +112,8 @@ export async function openGame(id) {
  * given) for this player. */
 export async function startGame(variant, deal, autoplay, { replace = false, grade = null } = {}) {
   if (!app.player) {
-    await ensurePlayer(); // a new player (this device was signed out): their devices
+    await ensurePlayer(); // a new player (the first deal, or this device was signed out)
     background(refreshDevices);
-    background(refreshRecord);
   }
   say(`Dealing ${TITLES[variant]}${deal ? ` deal ${deal}` : grade ? `, a ${grade} deal` : ""}…`);
   let game;
@@ -122,6 +136,7 @@ export async function startGame(variant, deal, autoplay, { replace = false, grad
   setGame(game, { fresh: true });
   say(`${TITLES[variant]} deal ${game.deal}. Tap a card to choose it; its legal places are outlined.`);
   background(refreshDaily);
+  background(refreshRecord); // one game more played
 }
 
 export function showWelcome() {
@@ -231,9 +246,10 @@ function onLiveEvent(event) {
       await reload();
       return;
     }
-    const tell = (step) => {
-      if (app.mode === "watch") say(`${capital(describeStep(step))}.`);
-    };
+    // (a player's own page shows its moves with their answers: a step heard here was
+    // played elsewhere, in another window or on another device, and any choice is gone)
+    const tell = (step) => say(app.mode === "watch" ? `${capital(describeStep(step))}.`
+      : `${capital(describeStep(step))}, played in another window or device.`);
     if (!(await showSteps(stepsOf([event]), tell))) {
       await reload();
       return;

@@ -6,7 +6,9 @@ import { $, app, enqueue, say } from "./app.js";
 import { canPlay, clearSelection, selectCard, selectPile } from "./choose.js";
 import { startGame } from "./game.js";
 import { refreshDaily } from "./panels.js";
-import { autoMove, flushMoves, hint, moveSelectionTo, queueMove, redo, undo } from "./play.js";
+import {
+  autoMove, flushMoves, giveUp, hint, moveSelectionTo, queueMove, redo, undo,
+} from "./play.js";
 import { dealFrom } from "./routing.js";
 import { pileCards } from "./state.js";
 
@@ -101,7 +103,9 @@ async function keyPile(pile) {
   }
   if (pile === "f") {
     if (!sel) {
-      say("Choose a card first: a column's number, or L for the cells.");
+      say(app.state.cells.length
+        ? "Choose a card first: a column's number, or L for the cells."
+        : "Choose a card first: a column's number.");
       return;
     }
     await moveSelectionTo("f");
@@ -239,4 +243,5 @@ export function wireInput() {
   $("#redo").addEventListener("click", () => enqueue(redo));
   $("#hint").addEventListener("click", () => enqueue(hint));
   $("#restart").addEventListener("click", () => dealAgain());
+  $("#give-up").addEventListener("click", () => enqueue(giveUp));
 }

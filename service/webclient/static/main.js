@@ -93,9 +93,10 @@ setInterval(updateClock, 500);
 enqueue(async () => {
   background(refreshDaily);
   try {
-    // someone who opens a race's link only to watch gets no player (Join makes one), nor
-    // someone who reads a player's story
-    await ensurePlayer({ create: !["race", "player"].includes(readAddress().kind) });
+    // a player is made when this device first deals a game or joins a race: someone who
+    // only watches a game, replays one, opens a race's link or reads a player's story,
+    // or looks at the welcome, gets none
+    await ensurePlayer({ create: false });
   } catch (error) {
     report(error);
   }

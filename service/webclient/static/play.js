@@ -122,6 +122,15 @@ export async function redo() {
   await send(() => api.redo(g.id, g.version));
 }
 
+/** Gives the game up, once the player says so: it ends as abandoned (a lost game in the
+ * record; in a race, the player is out and the race ends sooner). */
+export async function giveUp() {
+  if (!canPlay()) return;
+  const g = app.game;
+  if (!window.confirm("Give this game up? It counts as a lost game.")) return;
+  await send(() => api.abandon(g.id, g.version));
+}
+
 // ------------------------------------------------------------------ hints
 
 /** The hint's event joins the game's log: the game is one version on, and assisted. */
@@ -133,7 +142,8 @@ function recordHint(answer) {
   const before = g.version;
   g.version = answer.version ?? events[events.length - 1].seq;
   g.hints = (g.hints || 0) + events.filter((e) => e.type === "HintGiven").length;
-  g.assisted = true;
+  // a hint that found nothing ("unknown") gave nothing away: the game stays unassisted
+  if (answer.verdict !== "unknown") g.assisted = true;
   app.feed?.seen(g.version);
   if (app.legal?.version === before) app.legal.version = g.version; // the layout is the same
   $("#table").dataset.version = String(g.version);
@@ -145,6 +155,10 @@ function recordHint(answer) {
 export async function hint() {
   if (!canPlay() || app.features.hint === false) return;
   const g = app.game;
+  if (g.race_id) {
+    say("There are no hints in a race's games.");
+    return;
+  }
   say("Looking for a winning line…");
   let answer;
   try {

@@ -162,6 +162,8 @@ export class Replay {
     if (this.step >= this.last) this.seek(0); // from the start again
     this.playing = true;
     this.updateControls();
+    // too fast to tell each step: the line says so, and the step reached at the pause
+    if (this.interval() < TOLD_MS) this.say("Playing…");
     this.schedule();
   }
 
@@ -282,7 +284,9 @@ export class Replay {
     $("#replay-forward").addEventListener("click", () => this.forward());
     $("#replay-end").addEventListener("click", () => this.toEnd());
     $("#replay-speed").addEventListener("change", () => {
-      if (this.playing) this.schedule();
+      if (!this.playing) return;
+      if (this.interval() < TOLD_MS) this.say("Playing…");
+      this.schedule();
     });
     $("#replay-position").addEventListener("input", (event) => {
       this.pause();

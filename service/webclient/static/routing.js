@@ -10,7 +10,8 @@ export const gameUrl = (id) => `/?game=${id}`;
 export const replayUrl = (id) => `/?replay=${id}`;
 export const raceUrl = (id) => `/?race=${id}`;
 export const storyUrl = (id) => `/?player=${encodeURIComponent(id)}`;
-export const dealUrl = (variant, deal) => `/?variant=${variant}&deal=${deal}`;
+export const dealUrl = (variant, deal, autoplay = true) =>
+  `/?variant=${variant}&deal=${deal}${autoplay ? "" : "&autoplay=0"}`;
 
 /** A deal number typed or given in the address: null for none (a random deal). */
 export function dealFrom(text) {

@@ -68,13 +68,15 @@ export function updateView() {
     p.textContent = line;
     return p;
   }));
-  $("#share-link").href = dealUrl(g.variant, g.deal);
+  $("#share-link").href = dealUrl(g.variant, g.deal, g.autoplay !== false);
   $("#share-link").textContent = `Link to deal ${g.deal}`;
   $("#watch-link").href = gameUrl(g.id);
   $("#watch-link").textContent = "Link to watch this game";
   $("#replay-line").hidden = g.status === "playing"; // a game that is over: its whole log
   $("#replay-game").href = replayUrl(g.id);
   $("#variant").value = g.variant;
+  // the player's own game's setting, which its next deal keeps
+  if (app.mode === "play") $("#autoplay").checked = g.autoplay !== false;
   updateAssisted();
   draw();
   $("#table").dataset.version = String(g.version);
@@ -93,6 +95,7 @@ export function updateButtons() {
   $("#hint").hidden = app.features.hint === false || race;
   $("#hint").disabled = !(playing && g.status === "playing");
   $("#restart").hidden = !g || race;
+  $("#give-up").hidden = !playing; // a game in play or blocked: not one that is over
   $("#actions").hidden = app.mode !== "play";
 }
 
@@ -111,7 +114,7 @@ export function updateAssisted() {
   const g = app.game;
   const hints = g.hints || 0;
   const node = $("#assisted");
-  node.hidden = !(g.assisted || hints > 0);
+  node.hidden = !g.assisted; // (a hint that found nothing gives nothing away: API.md)
   node.title = hints ? `${hints} hint${hints === 1 ? "" : "s"} asked for in this game: `
     + "it counts on the boards of wins with hints only" : "Hints were asked for in this game";
 }
