@@ -23,6 +23,7 @@ async def test_scripts_and_styles_are_served_with_their_types(client: TestClient
         ("/static/main.js", "text/javascript"),
         ("/static/board.js", "text/javascript"),
         ("/static/style.css", "text/css"),
+        ("/static/panels.css", "text/css"),
     ):
         r = await client.get(path)
         assert r.status == 200, path
