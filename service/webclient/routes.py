@@ -1,5 +1,6 @@
-"""The reference web client: index.html at `/` and its files (one folder, no build step)
-under `/static/`."""
+"""The reference web client: index.html at `/` and its files (no build step) under
+`/static/`: the page's modules, and those of its table (`table/`) and side panels
+(`panels/`)."""
 
 from __future__ import annotations
 

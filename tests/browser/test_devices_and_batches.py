@@ -104,7 +104,7 @@ async def test_a_refused_batch_says_which_move_and_shows_the_game_again(
     # the page's batch path itself, as its queue would call it with two moves waiting
     await page.evaluate(
         """async ([top, buried]) => {
-          const play = await import('/static/play.js');
+          const play = await import('/static/table/play.js');
           const { enqueue } = await import('/static/app.js');
           play.queueMove({card: top, to: 'auto'});
           play.queueMove({card: buried, to: 'auto'});

@@ -3,15 +3,18 @@
 // (see /openapi.yaml). This module opens what the address asks for and starts the rest:
 //   app.js      the page's one state, the API client, the message line, the action queue
 //   routing.js  the address: what it asks for, and the addresses the page writes
-//   game.js     the game shown: opening, dealing, following it live, showing its steps
-//   choose.js   choosing a card or a pile, and its legal places
-//   play.js     moves, undo, redo and hints through the API
-//   input.js    taps, keys, the new-game form and the buttons
-//   view.js     the table and the bar above it; panels.js the side panels
-//   player.js   this device's player; replay.js a game's log, step by step
-//   devices.js  the player's devices, signing one out, and linking another with a code
+//   player.js   this device's player; live.js a game's live events
 //   race.js     a race: its lobby, this player's board beside every racer's progress, the
 //               ranking; and the form that creates one
+// table/, the game on the table:
+//   game.js     the game shown: opening, dealing, following it live, showing its steps
+//   choose.js   choosing a card or a pile, and its legal places
+//   play.js     moves, undo, redo, giving up and hints through the API
+//   input.js    taps, keys, the new-game form and the buttons; drag.js drags
+//   view.js     the table and the bar above it; replay.js a game's log, step by step
+// panels/, beside the game:
+//   panels.js   the side panels; devices.js the player's devices, signing one out, and
+//               linking another with a code
 //   story.js    a player's story (`/?player={id}`): their figures and charts per game
 //   standings.js  where a won game stands among the deal's winners (a chart, charts.js)
 //   friends.js  the players this player follows (the board panel's Follow buttons)
@@ -19,16 +22,16 @@
 import { ApiError } from "./api.js";
 import { api, app, background, enqueue, report, say } from "./app.js";
 import { TITLES } from "./cards.js";
-import { refreshDevices, wireDevices } from "./devices.js";
-import { openGame, openReplay, reload, replay, showWelcome, startGame } from "./game.js";
-import { wireDrag } from "./drag.js";
-import { wireInput } from "./input.js";
-import { offerResume, refreshDaily, refreshRecord, standings } from "./panels.js";
+import { refreshDevices, wireDevices } from "./panels/devices.js";
+import { openGame, openReplay, reload, replay, showWelcome, startGame } from "./table/game.js";
+import { wireDrag } from "./table/drag.js";
+import { wireInput } from "./table/input.js";
+import { offerResume, refreshDaily, refreshRecord, standings } from "./panels/panels.js";
 import { ensurePlayer } from "./player.js";
 import { closeRace, openRace, wireRaces } from "./race.js";
 import { dealFrom, onAddressChange, readAddress } from "./routing.js";
-import { closeStory, openStory } from "./story.js";
-import { updateClock } from "./view.js";
+import { closeStory, openStory } from "./panels/story.js";
+import { updateClock } from "./table/view.js";
 
 /** Opens what the address asks for: a replay, a game, a race, a player's story, a new
  * deal, or the welcome. */

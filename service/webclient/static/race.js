@@ -9,11 +9,11 @@
 import { ApiError } from "./api.js";
 import { $, api, app, background, enqueue, OVER, say } from "./app.js";
 import { TITLES } from "./cards.js";
-import { refreshDevices } from "./devices.js";
+import { refreshDevices } from "./panels/devices.js";
 import { formatTime } from "./format.js";
-import { openGame, showWelcome } from "./game.js";
+import { openGame, showWelcome } from "./table/game.js";
 import { LiveFeed } from "./live.js";
-import { refreshRecord } from "./panels.js";
+import { refreshRecord } from "./panels/panels.js";
 import { ensurePlayer } from "./player.js";
 import { dealFrom, raceUrl, readAddress, storyUrl } from "./routing.js";
 

@@ -21,7 +21,7 @@ async def test_the_page_is_served_at_the_root(client: TestClient) -> None:
 async def test_scripts_and_styles_are_served_with_their_types(client: TestClient) -> None:
     for path, kind in (
         ("/static/main.js", "text/javascript"),
-        ("/static/board.js", "text/javascript"),
+        ("/static/table/board.js", "text/javascript"),
         ("/static/style.css", "text/css"),
         ("/static/panels.css", "text/css"),
     ):

@@ -1,0 +1,205 @@
+// Playing the game through the API: a move of the card or pile chosen, a card sent up by
+// itself, undo, redo and hints. Moves made while an earlier one was on its way go
+// together in one request (a batch, all or none). Each answer's events are shown step by
+// step (game.js); a refusal is told in the message line, and a game that moved on
+// elsewhere is read again.
+
+import { ApiError } from "../api.js";
+import { $, api, app, say } from "../app.js";
+import { cardName, pileName } from "../cards.js";
+import { canPlay, legalNow } from "./choose.js";
+import { reload, showEvents } from "./game.js";
+import { firstEmptyCell, pileCards } from "../state.js";
+import { refreshMarks, updateAssisted, updateButtons } from "./view.js";
+
+const MOVED_ON = "The game had moved on (in another window?); it is up to date now.";
+
+/** Sends one write; true when the server took it (its events are shown by then).
+ * `batch`: the moves of a request that carries several (a refusal names one of them). */
+async function send(request, batch = null) {
+  app.selection = null;
+  refreshMarks();
+  let answer;
+  try {
+    answer = await request();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.status === 409 && error.problem.current_version !== undefined) {
+      await reload();
+      say(`${MOVED_ON} Try again.`, "error");
+    } else if (error.status === 409 && (error.problem.type || "").endsWith("/race-over")) {
+      await reload(); // the race's end abandoned the game: show it as the server has it
+      say(error.detail, "error");
+    } else if (batch && error.status === 422 && error.problem.index !== undefined) {
+      await reload();
+      const index = error.problem.index;
+      const move = batch[index] ? ` (${describeMove(batch[index])})` : "";
+      say(`Move ${index + 1} of ${batch.length}${move} was refused: ${error.detail} `
+        + `None of the ${batch.length} moves was made; the game is as the server has it.`, "error");
+    } else if (error.status === 401 || error.status === 403) {
+      await reload();
+      say(`${error.detail} You can watch this game.`, "error");
+    } else {
+      say(error.detail, "error");
+    }
+    return false;
+  }
+  await showEvents(answer.events || [], answer.game);
+  return true;
+}
+
+function describeMove(move) {
+  const what = move.card ? cardName(move.card) : pileName(move.from, app.game.variant);
+  if (move.to === "auto") return `${what} up or to a cell`;
+  return `${what} to ${pileName(move.to, app.game.variant)}`;
+}
+
+// ------------------------------------------------------------------ moves sent together
+
+/** Moves made while earlier actions were still waiting in the queue (an earlier request
+ * on its way): the next flushMoves sends them all in one request. */
+const outbox = [];
+
+/** Keeps a move for the next flushMoves (queued after it in the page's queue). */
+export function queueMove(move) {
+  outbox.push({ gameId: app.game?.id, move });
+}
+
+/** Sends the moves waiting: one as a single move, several as one batch (all or none). */
+export async function flushMoves() {
+  const waiting = outbox.splice(0);
+  const g = app.game;
+  const moves = waiting.filter((item) => g && item.gameId === g.id).map((item) => item.move);
+  if (!moves.length || !canPlay()) return;
+  if (moves.length === 1) {
+    await send(() => api.move(g.id, { ...moves[0], expected_version: g.version }));
+    return;
+  }
+  await send(() => api.moves(g.id, moves, g.version), moves);
+}
+
+/** Moves what is chosen to `target` (a pile, or "c" for any free cell). */
+export async function moveSelectionTo(target) {
+  const sel = app.selection;
+  const g = app.game;
+  if (sel.kind === "card") {
+    return send(() => api.move(g.id, { card: sel.card, to: target, expected_version: g.version }));
+  }
+  // a pile chosen with the keyboard: as many cards as may legally go there
+  const moves = await legalNow();
+  const fits = moves.filter((m) => m.from === sel.pile
+    && (m.to === target || (target[0] === "c" && m.to[0] === "c")));
+  const count = fits.reduce((most, m) => Math.max(most, m.count), 1);
+  return send(() => api.move(g.id, {
+    from: sel.pile, to: target, count, expected_version: g.version,
+  }));
+}
+
+/** A card to its foundation, or else a free cell (a double tap). */
+export async function autoMove(card) {
+  if (!canPlay()) return;
+  const g = app.game;
+  await send(() => api.move(g.id, { card, to: "auto", expected_version: g.version }));
+}
+
+export async function undo() {
+  if (!canPlay()) return;
+  if (!app.game.can_undo) {
+    say("There is no move to undo.");
+    return;
+  }
+  const g = app.game;
+  await send(() => api.undo(g.id, g.version));
+}
+
+export async function redo() {
+  if (!canPlay()) return;
+  if (!app.game.can_redo) {
+    say("There is no undone move to play again.");
+    return;
+  }
+  const g = app.game;
+  await send(() => api.redo(g.id, g.version));
+}
+
+/** Gives the game up, once the player says so: it ends as abandoned (a lost game in the
+ * record; in a race, the player is out and the race ends sooner). */
+export async function giveUp() {
+  if (!canPlay()) return;
+  const g = app.game;
+  if (!window.confirm("Give this game up? It counts as a lost game.")) return;
+  await send(() => api.abandon(g.id, g.version));
+}
+
+// ------------------------------------------------------------------ hints
+
+/** The hint's event joins the game's log: the game is one version on, and assisted. */
+function recordHint(answer) {
+  const g = app.game;
+  const events = answer.events || [];
+  if (!events.length) return answer.version === g.version;
+  if (events[0].seq !== g.version + 1) return false;
+  const before = g.version;
+  g.version = answer.version ?? events[events.length - 1].seq;
+  g.hints = (g.hints || 0) + events.filter((e) => e.type === "HintGiven").length;
+  // a hint that found nothing ("unknown") gave nothing away: the game stays unassisted
+  if (answer.verdict !== "unknown") g.assisted = true;
+  app.feed?.seen(g.version);
+  if (app.legal?.version === before) app.legal.version = g.version; // the layout is the same
+  $("#table").dataset.version = String(g.version);
+  updateAssisted();
+  return true;
+}
+
+/** Asks for a hint (POST: the hint goes on the game's record) and marks its card and place. */
+export async function hint() {
+  if (!canPlay() || app.features.hint === false) return;
+  const g = app.game;
+  if (g.race_id) {
+    say("There are no hints in a race's games.");
+    return;
+  }
+  say("Looking for a winning line…");
+  let answer;
+  try {
+    answer = await api.hint(g.id);
+  } catch (error) {
+    if (error instanceof ApiError && error.routeMissing) {
+      app.features.hint = false;
+      updateButtons();
+      say("Hints are not available on this server.");
+      return;
+    }
+    if (error instanceof ApiError && error.status === 409
+        && error.problem.current_version !== undefined) {
+      await reload();
+      say(`${MOVED_ON} Ask again.`, "error");
+      return;
+    }
+    throw error;
+  }
+  if (app.game !== g) return;
+  if (!recordHint(answer)) {
+    await reload(); // the game moved on meanwhile: the hint was for another position
+    say(`${MOVED_ON} Ask again.`, "error");
+    return;
+  }
+  if (answer.verdict === "winnable" && answer.move) {
+    const { from, to, count } = answer.move;
+    const cards = pileCards(app.state, from);
+    const card = cards[cards.length - (count || 1)];
+    const pile = to === "c" ? firstEmptyCell(app.state) : to;
+    app.hint = { card, pile };
+    refreshMarks();
+    const left = answer.moves_to_win ? ` (${answer.moves_to_win} moves to win from here)` : "";
+    say(`Hint: ${cardName(card)} to ${pileName(pile, g.variant)}${left}.`);
+  } else if (answer.verdict === "unwinnable") {
+    app.hint = null;
+    say(g.moves > 0
+      ? "No winning line is left from here: undo to go back."
+      : "This deal has no winning line at all: try another deal.", "error");
+  } else {
+    app.hint = null;
+    say("No hint: the search ran out of time before finding a winning line.");
+  }
+}

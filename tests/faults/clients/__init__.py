@@ -1,0 +1,1 @@
+"""Faults of clients: hostile input, fuzzing, leaks, rate limits, addresses."""

@@ -1,0 +1,1 @@
+"""Faults of the database: killed, hung, failed over, out of connections; and verify."""

@@ -1,0 +1,1 @@
+"""Faults of the service's own processes: workers, shutdown, several instances."""

@@ -1,0 +1,160 @@
+"""SIGTERM: stop accepting, finish and commit what is under way, say goodbye to live
+streams with a reconnect code, exit 0.
+
+The service runs as a real process. When SIGTERM comes, a move is under way (its commit
+waits for a row lock the test holds), a live stream is open, and four players are making
+moves on keep-alive connections.
+
+A request counts as under way once the service has read it whole: aiohttp stops reading
+from every connection when shutdown begins, so a request whose body is still arriving
+then (a slow upload) is never completed; its client sees the connection close and retries
+with its Idempotency-Key (docs/faults.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import asyncpg
+import pytest
+
+from service.live.subscriptions import GOING_AWAY
+
+from ..helpers import Driver, ServiceProcess, at, until
+
+PLAYERS = 4
+
+
+@pytest.fixture
+def service(db_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    # the held move below waits for a lock as long as the test takes: no statement timeout
+    svc = ServiceProcess(db_url, tmp_path / "service.log", DB_TIMEOUT="30")
+    yield svc
+    svc.stop()
+
+
+async def refused(port: int) -> bool:
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+    except ConnectionRefusedError:
+        return True
+    writer.close()
+    return False
+
+
+async def events_in_log(db_url: str, game_id: str) -> list[tuple[Any, ...]]:
+    """A game's events, read from the database itself (the service is gone by then)."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT seq, type, data::text AS data, at FROM game_events WHERE game_id = $1"
+            " ORDER BY seq", uuid.UUID(game_id),
+        )
+    finally:
+        await conn.close()
+    return [(r["seq"], r["type"], json.loads(r["data"]), r["at"]) for r in rows]
+
+
+def entry(event: dict[str, Any]) -> tuple[Any, ...]:
+    """An event of an answer, as events_in_log gives it."""
+    return event["seq"], event["type"], event["data"], at(event["at"])
+
+
+@pytest.mark.slow
+async def test_sigterm_finishes_requests_under_way_and_closes_streams_with_1001(
+    service: ServiceProcess, db_url: str
+) -> None:
+    service.start()
+    await service.ready()
+    timeout = aiohttp.ClientTimeout(total=10)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        slow = Driver(session, service.base, seed=100)
+        await slow.create(variant="freecell", deal=617)
+        drivers = [Driver(session, service.base, seed) for seed in range(PLAYERS)]
+        for d in drivers:
+            await d.create()
+            d.give_up_on_errors = True  # no retries: the service is going away for good
+
+        ws = await session.ws_connect(f"{service.base}/v1/games/{slow.game_id}/stream")
+        assert slow.game is not None
+        for _ in range(slow.game.version):  # the stored events first
+            assert json.loads((await ws.receive(timeout=5)).data)["type"]
+
+        # a move under way: sent whole, its commit held up by a lock this test holds on
+        # the game's row (as a slow database would)
+        req = slow.next_request()
+        assert req is not None and req.path.endswith("/moves")
+        locker = await asyncpg.connect(db_url)
+        lock = locker.transaction()
+        await lock.start()
+        await locker.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE",
+                             uuid.UUID(slow.game_id))
+        held = asyncio.create_task(slow.send(req))
+
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
+        await until(lambda: all(d.acknowledged >= 5 for d in drivers), 20, "moves under way")
+        deadline = time.monotonic() + 5
+        while not await locker.fetchval(  # the held move's statement waits for the lock
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        ):
+            assert time.monotonic() < deadline and not held.done(), held
+            await asyncio.sleep(0.02)
+
+        term_at = time.monotonic()
+        service.signal(signal.SIGTERM)
+
+        # live streams are told to reconnect elsewhere, and closed with 1001 going away
+        goodbye = await ws.receive(timeout=5)
+        assert goodbye.type == aiohttp.WSMsgType.TEXT, goodbye
+        message = json.loads(goodbye.data)
+        assert message["type"] == "reconnect" and message["after"] == slow.game.version
+        closing = await ws.receive(timeout=5)
+        assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED), closing
+        assert ws.close_code == GOING_AWAY
+        said_goodbye = time.monotonic() - term_at
+
+        # no new connection is accepted
+        deadline = time.monotonic() + 5
+        while not await refused(service.port):
+            assert time.monotonic() < deadline, "still accepting connections after SIGTERM"
+            await asyncio.sleep(0.05)
+
+        # the move under way gets its commit, and its answer
+        assert not held.done()
+        await lock.rollback()
+        await locker.close()
+        outcome = await held
+        assert outcome is not None and outcome[0] == 201, outcome
+        answer = outcome[1]
+
+        code = await service.exited(15)
+        stopped_after = time.monotonic() - term_at
+        stop.set()
+        await asyncio.gather(*tasks)
+    assert code == 0, service.output()[-3000:]
+
+    # the held move was committed before the process exited
+    log = await events_in_log(db_url, slow.game_id)
+    assert log[-len(answer["events"]):] == [entry(e) for e in answer["events"]]
+    # the players' moves: every one acknowledged is in the log once, and nothing else (a
+    # request the service took was answered; one it did not take left no trace)
+    for d in drivers:
+        assert await events_in_log(db_url, d.game_id) == [entry(e) for e in d.expected_log()]
+    refused_requests = [d.gave_up for d in drivers if d.gave_up is not None]
+    acknowledged = sum(d.acknowledged for d in drivers)
+    print(
+        f"\nshutdown: the stream got its goodbye (reconnect, 1001) {said_goodbye * 1000:.0f} ms"
+        f" after SIGTERM; the held move was answered 201 and committed; {acknowledged}"
+        f" moves of {PLAYERS} players acknowledged, each in the logs once, nothing else;"
+        f" {len(refused_requests)} requests not taken (connection closed or refused);"
+        f" exit code 0 {stopped_after:.2f} s after SIGTERM"
+    )
