@@ -110,7 +110,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/games/{game_id}/analysis", solver.analysis)
     r.add_get("/v1/daily/{variant}", solver.daily)
     r.add_get("/", webclient.index)
-    r.add_get(r"/static/{name:[a-z]+(?:/[a-z]+)?\.[a-z]+}", webclient.static_file)
+    r.add_get(r"/static/{name:[a-z0-9_-]+(?:/[a-z0-9_-]+)?\.[a-z]+}", webclient.static_file)
     r.add_get("/v1/leaderboards/{variant}/{deal}", leaderboards.board)
     r.add_get("/v1/leaderboards/{variant}/{deal}/times", leaderboards.winning_times)
     # a player's record and games are the boards' (service/boards/routes.py)
