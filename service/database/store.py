@@ -298,13 +298,10 @@ class EventStore(Sessions):
     ) -> list[asyncpg.Record | None]:
         """Each write's row in order; None where its token is signed out (its game's line
         went out anyway: other instances read that game from the log until a write)."""
-        columns = [list(column) for column in zip(*writes, strict=True)]
-        columns[2] = [json_text(events) for events in columns[2]]
-        columns[16] = [None if r is None else json_text(r) for r in columns[16]]
-        async with self.connection() as conn:
+        async with self.connection() as conn:  # (the writes as one jsonb: statements.py)
             rows: list[asyncpg.Record] = await conn.fetch(
-                RECORD_MANY_SQL, *columns[:13], self.min_median_move_ms, *columns[13:18],
-                self._payloads(notice), columns[18], timeout=self.timeout,
+                RECORD_MANY_SQL, writes, self.min_median_move_ms, self._payloads(notice),
+                timeout=self.timeout,
             )
         if len(rows) == len(writes):
             return list(rows)
