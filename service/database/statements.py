@@ -71,11 +71,11 @@ class Replayed:
     at: datetime  # when the first answer's write was made
 
 
-# The other instances are told of a write at its commit: its lines (`$20`, payloads for
-# the channel, none when they are told through the broker) go by NOTIFY in the write's
-# own transaction, once for the statement (an uncorrelated subquery is evaluated once).
-# PostgreSQL commits notifying transactions one at a time: with group commit that is one
-# commit a batch, not a move.
+# The other instances are told of a write at its commit: its lines (payloads for the
+# channel, a text[] parameter: `$20` of a write alone, `$3` of a batch; none when they are
+# told through the broker) go by NOTIFY in the write's own transaction, once for the
+# statement (an uncorrelated subquery is evaluated once). PostgreSQL commits notifying
+# transactions one at a time: with group commit that is one commit a batch, not a move.
 def notify(payloads: str) -> str:
     """The NOTIFY of a statement's payloads (the parameter `payloads`, a text[])."""
     return f"(SELECT count(pg_notify('{CHANNEL}', p)) FROM unnest({payloads}::text[]) AS p)"

@@ -26,12 +26,13 @@ export const replay = new Replay(api, { boards, say, player: () => app.player })
 
 // ------------------------------------------------------------------ opening games
 
+let lostTimer = null; // until the player is told that the connection is lost
+
 function stopFeed() {
+  clearTimeout(lostTimer); // (a lost connection of a game no longer shown is no news)
   app.feed?.stop();
   app.feed = null;
 }
-
-let lostTimer = null; // until the player is told that the connection is lost
 
 /** Tells the player when their game's live connection has been lost for 2 s (a server
  * closing a stream on purpose reconnects at once), and when it is back. */
