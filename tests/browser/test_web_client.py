@@ -14,6 +14,8 @@ from engine import Game
 
 from .conftest import Pages, screenshot_path
 from .helpers import (
+    DEAL,
+    VARIANT,
     api_get,
     card_name,
     click_card,
@@ -330,6 +332,46 @@ async def test_giving_a_game_up(page: Any, http: aiohttp.ClientSession) -> None:
     assert await page.is_hidden("#give-up")
     record = await api_get(http, f"/v1/players/{game['player_id']}")
     assert record["abandoned"] == 1 and record["playing"] == 0
+
+
+async def test_another_game_gives_up_the_touched_one_in_play(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """Restart (as any other deal) leaves an untouched game in play as it is; once a move
+    was made, it asks, and gives the game up (a lost game in the record) when the player
+    says so, or keeps it in play when they do not."""
+    asked: list[str] = []
+    answer = {"accept": False}
+
+    async def on_dialog(dialog: Any) -> None:
+        asked.append(dialog.message)
+        await (dialog.accept() if answer["accept"] else dialog.dismiss())
+
+    page.on("dialog", on_dialog)
+    untouched = await open_deal(page, VARIANT, DEAL, autoplay=False)
+    await page.click("#restart")
+    await idle(page)
+    touched = game_id_of(page.url)
+    assert touched != untouched and asked == []
+    assert (await api_get(http, f"/v1/games/{untouched}"))["status"] == "playing"
+
+    card, target = solution_plan(VARIANT, DEAL)[0]
+    await click_card(page, card)
+    await click_pile(page, target)
+    await page.click("#restart")  # not now: the game stays, in play
+    await idle(page)
+    assert len(asked) == 1 and "lost" in asked[0]
+    assert game_id_of(page.url) == touched
+    game = await same_as_api(page, http, touched)
+    assert (game["status"], game["moves"]) == ("playing", 1)
+
+    answer["accept"] = True
+    await page.click("#restart")
+    await idle(page)
+    assert len(asked) == 2 and game_id_of(page.url) != touched
+    assert (await api_get(http, f"/v1/games/{touched}"))["status"] == "abandoned"
+    record = await api_get(http, f"/v1/players/{game['player_id']}")
+    assert (record["abandoned"], record["playing"]) == (1, 2)
 
 
 async def test_phone_layout_does_not_scroll_sideways(pages: Pages) -> None:

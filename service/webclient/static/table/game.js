@@ -112,6 +112,7 @@ export async function openGame(id) {
 /** Deals a new game of `variant` (`deal`, or a random deal when null, of `grade` when
  * given) for this player. */
 export async function startGame(variant, deal, autoplay, { replace = false, grade = null } = {}) {
+  if (!(await leftGame())) return;
   if (!app.player) {
     await ensurePlayer(); // a new player (the first deal, or this device was signed out)
     background(refreshDevices);
@@ -138,6 +139,26 @@ export async function startGame(variant, deal, autoplay, { replace = false, grad
   say(`${TITLES[variant]} deal ${game.deal}. Tap a card to choose it; its legal places are outlined.`);
   background(refreshDaily);
   background(refreshRecord); // one game more played
+}
+
+/** Before another game: the player's own game in play, once anything was done in it, is
+ * given up if they say so (it counts as lost, as Give up says: a record where a restart is
+ * a game left in play forever would not be one); one untouched is left as it is. A race's
+ * game is the race's to end. False: they go on with it. */
+async function leftGame() {
+  const g = app.game;
+  const touched = g && (g.moves > 0 || g.undos > 0 || g.hints > 0);
+  if (!touched || app.mode !== "play" || g.status !== "playing" || g.race_id) return true;
+  if (!window.confirm("Start another game? The game in play counts as a lost game.")) {
+    return false;
+  }
+  try {
+    await api.abandon(g.id, g.version);
+  } catch (error) {
+    // moved or ended meanwhile, in another window: that window's to finish
+    if (!(error instanceof ApiError) || error.status !== 409) throw error;
+  }
+  return true;
 }
 
 export function showWelcome() {
