@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from .conftest import Pages
-from .helpers import open_deal, overlap
+from .helpers import idle, open_deal, overlap
 
 pytestmark = pytest.mark.browser
 
@@ -75,3 +75,27 @@ async def test_the_whole_board_fits_a_phone(
         corner, card = seen["corner"], seen["of"]
         assert corner["x"] >= card["x"] - 0.5, seen
         assert corner["x"] + corner["width"] <= card["x"] + card["width"] + 0.5, seen
+
+
+async def test_a_phone_folds_the_new_game_form_while_a_game_is_on(pages: Pages) -> None:
+    """On a phone the form for a new game folds under its button once a game is shown, so
+    the table comes up; the button opens it, and the next deal folds it again. A desktop
+    keeps it open, with no such button."""
+    width, height = PHONE
+    page = await pages.new(width=width, height=height)
+    await open_deal(page, "freecell", 614)
+    assert await page.is_hidden("#new-game") and await page.is_visible("#new-game-toggle")
+    table = await page.locator("#table").bounding_box()
+    assert table["y"] < 0.4 * height, table  # the cards in the first third of the screen
+
+    await page.click("#new-game-toggle")
+    assert await page.is_visible("#new-game")
+    assert await page.get_attribute("#new-game-toggle", "aria-expanded") == "true"
+    await page.click("#random-deal")
+    await idle(page)
+    assert await page.is_hidden("#new-game")
+    assert await page.get_attribute("#new-game-toggle", "aria-expanded") == "false"
+
+    desktop = await pages.new()
+    await open_deal(desktop, "freecell", 614)
+    assert await desktop.is_visible("#new-game") and await desktop.is_hidden("#new-game-toggle")

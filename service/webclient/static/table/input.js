@@ -11,6 +11,7 @@ import {
 } from "./play.js";
 import { dealFrom } from "../routing.js";
 import { pileCards } from "../state.js";
+import { foldNewGame } from "./view.js";
 
 const DOUBLE_TAP_MS = 450;
 
@@ -216,6 +217,9 @@ export function wireInput() {
   $("#banner").addEventListener("click", (event) => {
     const action = event.target.closest("button[data-action]")?.dataset.action;
     BANNER_ACTIONS[action]?.();
+  });
+  $("#new-game-toggle").addEventListener("click", () => {
+    foldNewGame($(".bar").classList.contains("open"));
   });
   $("#new-game").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -51,11 +51,18 @@ export function draw(animateMs = 0) {
 
 // ------------------------------------------------------------------ the bar and the rest
 
+/** On a phone, the new game's form folds under its button while a game is shown. */
+export function foldNewGame(folded) {
+  $(".bar").classList.toggle("open", !folded);
+  $("#new-game-toggle").setAttribute("aria-expanded", String(!folded));
+}
+
 export function updateView() {
   const g = app.game;
   $("#welcome").hidden = true;
   $("#game").hidden = false;
   document.body.dataset.mode = app.mode;
+  foldNewGame(true);
   const title = TITLES[g.variant] || g.variant;
   document.title = `${title} deal ${g.deal} · Open Solitaire`;
   $('[data-field="title"]').textContent = title;
