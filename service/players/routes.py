@@ -31,9 +31,15 @@ from service.players.tokens import token_key
 log = logging.getLogger("service.players")
 
 
+def address_scope(request: web.Request) -> bytes:
+    """The scope of a token's key on a request that comes with no token: the client's
+    address (service/players/tokens.py)."""
+    return b"address\0" + request_client(request).encode()
+
+
 async def create_player(request: web.Request) -> web.Response:
     body = await parse_body(request, NewPlayer)
-    tk = token_key(idempotency(request, body), request.app[LINK_KEY])
+    tk = token_key(idempotency(request, body), request.app[LINK_KEY], address_scope(request))
     issued = await players.create_player(
         request.app[BACKEND_KEY], body.name.strip() or body.name, request.app[LINK_KEY], tk
     )
@@ -141,7 +147,7 @@ async def link_device(request: web.Request) -> web.Response:
         body = await parse_body(request, LinkDevice)
         issued = await link_codes.redeem_link_code(
             request.app[BACKEND_KEY], request.app[LINK_KEY], body.code, body.device,
-            token_key(idempotency(request, body), request.app[LINK_KEY]),
+            token_key(idempotency(request, body), request.app[LINK_KEY], address_scope(request)),
         )
     except DatabaseUnavailable:  # (a 503) the try was never judged: it does not count
         if guesses is not None:

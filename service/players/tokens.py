@@ -9,9 +9,15 @@ stored: one made under a key is the HMAC-SHA256, under the server's key (LINK_CO
 link_codes.py), of the token's id and the key, which the retry derives again. The
 database keeps the key only as its HMAC under the server's key too (`token_keys`,
 migration 0024), so a copy of it gives away neither a token nor a key, short or not.
-Until the key is purged (IDEMPOTENCY_HOURS, a day at least), whoever sends it again with
-the same body gets the token: such a key must be long enough that nobody guesses it,
-MIN_KEY characters at least (a random UUID has 36).
+Until the key is purged (IDEMPOTENCY_HOURS, a day at least), a retry with the same key and
+body gets the token, so the key is kept in a scope that a guess of it does not reach: the
+player's, for another device of theirs (the request comes with one of their tokens); for
+the requests that come with none (a new player, a device linked by a code), the client's
+address (requests.client_address: an IPv6 address by its /64). A retry from another
+address is another request (a new player's name is then taken, a code spent), and a key
+guessed from elsewhere finds nothing, not even that it was used. The key must be hard to
+guess all the same: MIN_KEY characters at least (a random UUID has 36), not a few of them
+over and over (MIN_DISTINCT).
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ from service.database.connections import json_text
 from service.database.statements import stored_answer
 
 MIN_KEY: Final = 16  # characters of an Idempotency-Key that stands for a token
+# different characters in it: a random one of 16 hex digits has fewer than 4 about once in
+# 800 million keys; "aaaaaaaaaaaaaaaa", "0101010101010101" or "abcabcabcabcabca" always
+MIN_DISTINCT: Final = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +74,11 @@ def token_key(
 ) -> TokenKey | None:
     if idem is None:
         return None
-    if len(idem.key) < MIN_KEY:
+    if len(idem.key) < MIN_KEY or len(set(idem.key)) < MIN_DISTINCT:
         raise BadRequest(
             f"an Idempotency-Key of a request that makes a token must be {MIN_KEY} characters"
-            " or more, and hard to guess (a random UUID): its retry is given the token"
+            f" or more, {MIN_DISTINCT} different ones at least, and hard to guess (a random"
+            " UUID): its retry is given the token"
         )
     kept = hmac.new(server_key, b"token key\0" + scope + b"\0" + idem.key.encode(), hashlib.sha256)
     return TokenKey(kept.digest(), idem)

@@ -6,10 +6,13 @@ The fixtures that go with them are in conftest.py."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import asyncpg
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -114,3 +117,18 @@ async def db_value(db_url: str, sql: str, *args: Any) -> Any:
         return await conn.fetchval(sql, *args)
     finally:
         await conn.close()
+
+
+OTHER_ADDRESS = "127.0.0.2"  # the loopback network: a second client address on this machine
+
+
+@contextlib.asynccontextmanager
+async def from_address(client: TestClient, address: str) -> AsyncIterator[aiohttp.ClientSession]:
+    """A client of the same service whose connections come from `address`, its answers
+    checked against openapi.yaml as the test client's are."""
+    async with aiohttp.ClientSession(
+        f"http://{client.host}:{client.port}",
+        connector=aiohttp.TCPConnector(local_addr=(address, 0)),
+        trace_configs=[validating_trace_config()],
+    ) as session:
+        yield session

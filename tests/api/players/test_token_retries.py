@@ -11,7 +11,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from ..helpers import auth, db_value, get, instance, new_player, post
+from ..helpers import OTHER_ADDRESS, auth, db_value, from_address, get, instance, new_player, post
 
 
 def key() -> str:
@@ -47,7 +47,7 @@ async def test_the_database_gives_away_neither_token_nor_key(
 ) -> None:
     """Not even a short key: the key is kept as a keyed hash, under the server's key, which
     a copy of the database does not hold."""
-    k = "a" * 16
+    k = "0123456789abcdef"
     ada = await (await create(client, "ada", k)).json()
     dump = await db_value(
         db_url, "SELECT string_agg(t::text, ' ') FROM token_keys t")
@@ -78,7 +78,37 @@ async def test_keys_that_come_with_another_body_or_are_short(client: TestClient)
     assert "was used before for another request" in (await r.json())["detail"]
     r = await create(client, "bob", "0123456789abcde", status=400)  # 15 characters
     assert "16 characters" in (await r.json())["detail"]
+    for plain in ("a" * 16, "0101010101010101", "abcabcabcabcabca"):  # 1 to 3 characters
+        r = await create(client, "bob", plain, status=400)
+        assert "4 different ones at least" in (await r.json())["detail"]
     await create(client, "bob", "0123456789abcdef")
+
+
+async def test_a_key_is_given_again_only_to_the_address_that_sent_it(
+    client: TestClient, db_url: str
+) -> None:
+    """Without a token, a key's scope is the client's address: a retry from another one
+    is another request (the name taken, the code spent), and a key guessed from elsewhere
+    learns nothing of it, not even that it was used; the first address still gets the
+    first answer."""
+    k = key()
+    ada = await (await create(client, "ada", k)).json()
+    code = (await post(client, ada, "/v1/players/me/link-codes"))["code"]
+    link, lk = {"code": code, "device": "phone"}, key()
+    linked = await client.post("/v1/tokens", json=link, headers={"Idempotency-Key": lk})
+    assert linked.status == 201, await linked.text()
+    async with from_address(client, OTHER_ADDRESS) as other:
+        r = await other.post("/v1/players", json={"name": "ada"}, headers={"Idempotency-Key": k})
+        assert r.status == 409 and (await r.json())["type"].endswith("/name-taken")
+        r = await other.post("/v1/players", json={"name": "eve"}, headers={"Idempotency-Key": k})
+        assert r.status == 201 and (await r.json())["token"] != ada["token"]
+        r = await other.post("/v1/tokens", json=link, headers={"Idempotency-Key": lk})
+        assert r.status == 422, await r.text()
+    again = await create(client, "ada", k)
+    assert again.headers["Idempotent-Replayed"] == "true" and await again.json() == ada
+    r = await client.post("/v1/tokens", json=link, headers={"Idempotency-Key": lk})
+    assert r.headers["Idempotent-Replayed"] == "true" and await r.read() == await linked.read()
+    assert await db_value(db_url, "SELECT count(*) FROM players") == 2
 
 
 async def test_retries_at_once_make_one_player(client: TestClient, db_url: str) -> None:

@@ -7,12 +7,9 @@ read off a game only once it is won or abandoned."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 
@@ -20,26 +17,12 @@ from service.base.keys import BACKEND_KEY
 from service.solver.verdicts import PER_OWNER, SOLVER_KEY
 from service.verify.run import verify
 from tests.faults.helpers import until as wait_for
-from tests.openapi_check import validating_trace_config
 
-from ..helpers import auth, instance, new_game, new_player, shortest
+from ..helpers import OTHER_ADDRESS, auth, from_address, instance, new_game, new_player, shortest
 from ..races.helpers import call, new_race, until
 
 # Baker's Dozen openings that no search settles within 4 s (each takes its whole budget)
 HARD = [18, 28, 31, 184, 39, 187, 77, 90, 93, 100, 101, 107, 134, 154, 156, 170]
-OTHER_ADDRESS = "127.0.0.2"  # the loopback network: a second client address on this machine
-
-
-@contextlib.asynccontextmanager
-async def from_address(client: TestClient, address: str) -> AsyncIterator[aiohttp.ClientSession]:
-    """A client of the same service whose connections come from `address`, its answers
-    checked against openapi.yaml as the test client's are."""
-    async with aiohttp.ClientSession(
-        f"http://{client.host}:{client.port}",
-        connector=aiohttp.TCPConnector(local_addr=(address, 0)),
-        trace_configs=[validating_trace_config()],
-    ) as session:
-        yield session
 
 
 async def ask_hint(client: Any, player: dict[str, Any], gid: str) -> dict[str, Any]:
