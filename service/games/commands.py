@@ -207,11 +207,13 @@ def refuse_in_race_games(live: LiveGame) -> None:
 
 
 async def refuse_hints_in_races(
-    backend: Backend, game_id: uuid.UUID, live: LiveGame
+    backend: Backend, game_id: uuid.UUID, live: LiveGame, *, read_by_anyone: bool = False
 ) -> None:
     """A race's games get no hint (API.md), nor a hint read off one of them once over:
     every racer plays the same deal. Nor does any game of a player who races on its deal
     while the race runs: a game of their own with the race's moves played again is no
     way round. One query, on the hints' path only."""
     refuse_in_race_games(live)
-    await races.refuse_while_its_player_races(backend, game_id, "hints")
+    await races.refuse_while_its_player_races(
+        backend, game_id, "hints", read_by_anyone=read_by_anyone
+    )

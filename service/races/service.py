@@ -57,12 +57,14 @@ DUE_SQL: Final = (
     "SELECT id FROM races WHERE (status = 'open' AND starts_at <= clock_timestamp())"
     " OR (status = 'running' AND ends_at <= clock_timestamp()) ORDER BY starts_at LIMIT 100"
 )
-# a running race on a game's deal in which the game's player races
+# a running race on a game's deal in which the game's player races (or, with $2, an open
+# one they created on it)
 RACE_OF_GAMES_PLAYER_SQL: Final = (
     "SELECT r.id FROM games g JOIN race_players p ON p.player_id = g.player_id"
     " JOIN races r ON r.id = p.race_id AND r.variant = g.variant AND r.deal = g.deal"
     " WHERE g.id = $1 AND (r.status = 'running' OR (r.status = 'open'"
-    "  AND (r.starts_at <= clock_timestamp() OR r.creator_id = g.player_id))) LIMIT 1"
+    "  AND (r.starts_at <= clock_timestamp() OR ($2 AND r.creator_id = g.player_id))))"
+    " LIMIT 1"
 )
 JOIN_REFUSALS: Final = {
     "started": "the race has started (or is over): join a race before its start",
@@ -216,17 +218,19 @@ async def tick(backend: Backend) -> int:
 
 
 async def refuse_while_its_player_races(
-    backend: Backend, game_id: uuid.UUID, what: str
+    backend: Backend, game_id: uuid.UUID, what: str, *, read_by_anyone: bool = False
 ) -> None:
     """Forbidden when the game's player races on its deal (its variant and number) in a
-    running race (one whose start has come, even if no clock has started it yet), or
-    created a race on that deal that has not started (its creator chose the deal; the
-    others are not shown it until the start, and a refusal would tell them): `what`
-    (hints, analyses) of any game of theirs would help them there. One query, which needs
-    no replay of the game."""
+    running race (one whose start has come, even if no clock has started it yet): `what`
+    (hints, analyses) of any game of theirs would help them there. Before the start, only
+    the race's creator, who chose the deal, is refused, and only what they ask of their own
+    games (a hint recorded on one, not `read_by_anyone`): the others are not shown the deal
+    until the start, and a refusal anyone may read (a hint or an analysis of the creator's
+    finished games) would tell them. One query, which needs no replay of the game."""
     async with backend.store.connection() as conn:
         race: uuid.UUID | None = await conn.fetchval(
-            RACE_OF_GAMES_PLAYER_SQL, game_id, timeout=backend.store.timeout
+            RACE_OF_GAMES_PLAYER_SQL, game_id, not read_by_anyone,
+            timeout=backend.store.timeout,
         )
     if race is not None:
         raise Forbidden(

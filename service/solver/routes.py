@@ -57,7 +57,7 @@ async def hint_after(request: web.Request) -> web.Response:
     gid = game_id(request)
     live = await positions.current(backend, gid)
     # as a hint asked with a token: none of a race's games, nor of a racer's on its deal
-    await commands.refuse_hints_in_races(backend, gid, live)
+    await commands.refuse_hints_in_races(backend, gid, live, read_by_anyone=True)
     game = live.game.copy()
     hints.require_over(game, "a hint read without a record")
     who = owners.of_request(request)
@@ -73,7 +73,7 @@ async def analysis(request: web.Request) -> web.Response:
     gid = game_id(request)
     # the analysis of a game of a race's deal says which of its positions can still be won:
     # refused, as hints are, while its player races on the deal (kept or not)
-    await races.refuse_while_its_player_races(backend, gid, "analyses")
+    await races.refuse_while_its_player_races(backend, gid, "analyses", read_by_anyone=True)
     kept = request.app[ANALYSES_KEY]
     body = kept.get(gid)  # kept: the game is over, and never changes
     if body is None:

@@ -249,10 +249,16 @@ async def test_the_creator_of_a_race_on_a_deal_they_chose_gets_no_hint_on_it_bef
 ) -> None:
     """The creator chose the deal: from the race's creation, a game of their own of that
     deal gets no hint (403). A player who joined is not shown the deal before the start, so
-    a refusal would tell it them: their hints are answered until then."""
+    a refusal would tell it them: their hints are answered until then, and so are the hint
+    and the analysis that anyone may read of the creator's finished games of the deal
+    (a 403 there, and a 200 for the creator's other deals, would name the race's deal)."""
     deal, _line = shortest("freecell")
     ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+    practised = await new_game(client, ada, deal=deal, autoplay=False)
+    await call(client, "POST", f"/v1/games/{practised['id']}/abandon", ada, {}, 201)
     race = await new_race(client, ada, deal=deal, autoplay=False, max_players=2)
+    for read in ("hint", "analysis"):  # by anyone: bob, who joins
+        await call(client, "GET", f"/v1/games/{practised['id']}/{read}", None, None, 200)
     await call(client, "POST", f"/v1/races/{race['id']}/join", bob)
     assert (await call(client, "GET", f"/v1/races/{race['id']}"))["deal"] is None
     adas = await new_game(client, ada, deal=deal, autoplay=False)
