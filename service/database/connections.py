@@ -92,11 +92,13 @@ async def init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("json", encoder=json_text, decoder=orjson.loads, schema="pg_catalog")
 
 
-# a lost, refused or too slow connection, or a statement the server gave up (cancelled by
+# a lost, refused or too slow connection, a statement the server gave up (cancelled by
 # an operator, past a server-side statement_timeout or lock_timeout: nothing of it was
-# written): DatabaseUnavailable
+# written), or a server that takes no writes (a standby; default_transaction_read_only
+# set, as a managed database does when its disk is full): DatabaseUnavailable
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
     asyncio.TimeoutError,
     asyncpg.exceptions.QueryCanceledError,
     asyncpg.exceptions.LockNotAvailableError,

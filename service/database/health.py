@@ -1,4 +1,6 @@
-"""Whether the database answers, asked on a connection of the probe's own (GET /healthz).
+"""Whether the database answers and takes writes, asked on a connection of the probe's own
+(GET /healthz): a server that takes none (a standby, or `default_transaction_read_only`
+set) answers every write and every token's use with 503, so it is not healthy either.
 
 Not on one of the pool's: under a burst of requests every pooled connection is taken and
 a health check would wait its turn behind them, reporting the queue rather than the
@@ -40,23 +42,29 @@ class HealthProbe:
     async def _ask(self) -> None:
         reused = self._conn is not None
         try:
-            await self._select_one()
+            read_only = await self._read_only()
         except _FAILURES as exc:
             self._drop()
             if not reused or isinstance(exc, TimeoutError):  # (a hung server: asked once)
                 raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
             try:  # (an old connection: the server may have restarted since)
-                await self._select_one()
+                read_only = await self._read_only()
             except _FAILURES as again:
                 self._drop()
                 raise DatabaseUnavailable(str(again) or type(again).__name__) from again
+        if read_only:
+            raise DatabaseUnavailable("the database takes no writes (read-only)")
 
-    async def _select_one(self) -> None:
+    async def _read_only(self) -> bool:
+        """Whether the database answers that it takes no writes (one statement)."""
         if self._conn is None:
             self._conn = await asyncpg.connect(
                 self.dsn, timeout=self.timeout, **self._options
             )
-        await self._conn.fetchval("SELECT 1", timeout=self.timeout)
+        answer = await self._conn.fetchval(
+            "SELECT current_setting('transaction_read_only')", timeout=self.timeout
+        )
+        return answer == "on"
 
     def _drop(self) -> None:
         if self._conn is not None:

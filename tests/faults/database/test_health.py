@@ -4,12 +4,15 @@ connection free, and not what an old connection says after the server restarted.
 from __future__ import annotations
 
 import asyncio
+import time
 
+import asyncpg
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.app import create_app
 from service.base.keys import BACKEND_KEY
 from service.database.embedded import EmbeddedPostgres
+from tests.api.helpers import auth, instance, new_game, new_player
 from tests.conftest import make_settings
 from tests.faults.helpers import migrated_database
 
@@ -50,3 +53,49 @@ async def test_health_after_the_database_restarted_answers_200_at_once(
         await asyncio.to_thread(own_postgres.stop, "fast")
         await asyncio.to_thread(own_postgres.restart)
         assert (await client.get("/healthz")).status == 200
+
+
+async def _takes_writes(db_url: str, writes: bool) -> None:
+    """The database set to take writes or not (default_transaction_read_only, as a managed
+    database sets it when its disk is full), its sessions cut so that every new one has it."""
+    conn = await asyncpg.connect(db_url, server_settings={"default_transaction_read_only": "off"})
+    try:
+        name = await conn.fetchval("SELECT current_database()")
+        setting = "off" if writes else "on"
+        await conn.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = {setting}')
+        await conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await conn.close()
+
+
+async def test_a_database_that_takes_no_writes_is_unavailable_not_an_error(
+    db_url: str,
+) -> None:
+    """A database that refuses writes: a move, a new player and a token's use answer 503
+    with Retry-After, as an unreachable database does (not 500), and /healthz says 503;
+    a game is still read. Once it takes writes again, so does the service, by itself."""
+    async with instance(db_url) as c:
+        ada = await new_player(c)
+        game = await new_game(c, ada, deal=1, autoplay=False)
+        moves = f"/v1/games/{game['id']}/moves"
+        move = (await (await c.get(f"/v1/games/{game['id']}/legal-moves")).json())["moves"][0]
+        await _takes_writes(db_url, False)
+        try:
+            for _ in range(3):  # (the first may meet a connection cut: 503 as well)
+                r = await c.post(moves, json=move, headers=auth(ada))
+                assert r.status == 503 and r.headers["Retry-After"].isdigit(), await r.text()
+            for r in (await c.post("/v1/players", json={"name": "bob"}),
+                      await c.get("/v1/players/me", headers=auth(ada)),
+                      await c.get("/healthz")):  # fmt: skip
+                assert r.status == 503, await r.text()
+            assert (await c.get(f"/v1/games/{game['id']}")).status == 200
+        finally:
+            await _takes_writes(db_url, True)
+        deadline = time.monotonic() + 5
+        while (r := await c.post(moves, json=move, headers=auth(ada))).status == 503:
+            assert time.monotonic() < deadline, await r.text()
+        assert r.status == 201, await r.text()
+        assert (await c.get("/healthz")).status == 200
