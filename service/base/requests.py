@@ -103,12 +103,19 @@ def request_client(request: web.Request) -> str:
     return client_address(request.remote)
 
 
-_WHOLE = re.compile(r"-?[0-9]{1,30}")
+_WHOLE = re.compile(r"-?[0-9]+")
+_LONGEST = 30  # digits read; a number written with more is past every range asked of it
+_PAST: Final = 10**_LONGEST
 
 
 def whole_number(raw: str) -> int | None:
-    """A whole number written plainly (ASCII digits, no spaces, no '_'), or None."""
-    return int(raw) if _WHOLE.fullmatch(raw) else None
+    """A whole number written plainly (ASCII digits, no spaces, no '_'), or None. One of
+    more than 30 digits is told as ±10**30 (its digits not read): it is out of range."""
+    if not _WHOLE.fullmatch(raw):
+        return None
+    if len(raw.lstrip("-")) > _LONGEST:
+        return -_PAST if raw.startswith("-") else _PAST
+    return int(raw)
 
 
 def int_query(request: web.Request, name: str, default: int | None, lo: int, hi: int) -> int | None:
@@ -119,7 +126,9 @@ def int_query(request: web.Request, name: str, default: int | None, lo: int, hi:
     if value is None:
         raise BadRequest(f"query parameter {name!r} must be a whole number, not {raw!r}")
     if not lo <= value <= hi:
-        raise BadRequest(f"query parameter {name!r} must be between {lo} and {hi}")
+        # (a bound as large as a database's int, which a route clamps below, goes unsaid)
+        bounds = f"{lo} or more" if value < lo and hi >= 2**31 - 1 else f"between {lo} and {hi}"
+        raise BadRequest(f"query parameter {name!r} must be {bounds}")
     return value
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from aiohttp.test_utils import TestClient
 
 from ..helpers import auth, instance, new_player
@@ -25,6 +27,12 @@ async def test_deals_variants_paths_and_methods_have_their_slugs(client: TestCli
         assert await slug_of(client, "POST", "/v1/games", 422, json=body,
                              headers=auth(ada)) == "invalid-deal"
     assert await slug_of(client, "GET", "/v1/deals/freecell/0", 422) == "invalid-deal"
+    for number in ("9" * 31, "9" * 5000):  # too long to be one: out of range all the same
+        r = await client.get(f"/v1/deals/freecell/{number}")
+        assert r.status == 422 and "deal numbers run from 1" in (await r.json())["detail"]
+    r = await client.get(f"/v1/games/{uuid.uuid4()}/events?limit=0")  # (no upper bound to say)
+    assert r.status == 400
+    assert (await r.json())["detail"] == "query parameter 'limit' must be 1 or more"
     assert await slug_of(client, "GET", "/v1/leaderboards/klondike/1", 400) == "unknown-variant"
     assert await slug_of(client, "GET", "/v1/nothing", 404) == "not-found"
     assert await slug_of(client, "DELETE", "/v1/players", 405) == "method-not-allowed"
