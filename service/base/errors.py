@@ -68,6 +68,13 @@ class RequestTimeout(ServiceError, TimeoutError):
     status, title, slug = 408, "Request Timeout", "request-timeout"
 
 
+class UpgradeRequired(ServiceError):
+    """A WebSocket handshake of a version other than 13 (RFC 6455, 4.4: 426, naming it)."""
+
+    status, title, slug = 426, "Upgrade Required", "websocket-version"
+    headers: ClassVar[dict[str, str] | None] = {"Sec-WebSocket-Version": "13"}
+
+
 class TooManyRequests(ServiceError):
     status, title, slug = 429, "Too Many Requests", "rate-limited"
 

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from service.base.errors import BadRequest
+from service.base.errors import BadRequest, ServiceError, UpgradeRequired
 from service.base.keys import METRICS_KEY, SETTINGS_KEY
 from service.database.statements import StoredEvent
 from service.live.subscriptions import Item, Subscription, event_message
@@ -48,9 +48,27 @@ def websocket(request: web.Request, instead: str) -> web.WebSocketResponse:
         writer_limit=WRITE_BUFFER,
     )
     if not ws.can_prepare(request).ok:
-        raise BadRequest(f"this is a WebSocket endpoint: connect with 'Upgrade: websocket'"
-                         f" ({instead})")  # fmt: skip
+        raise _refusal(request, instead)
     return ws
+
+
+def _refusal(request: web.Request, instead: str) -> ServiceError:
+    """Why aiohttp would not take the handshake: not an upgrade, another version of the
+    protocol than 13, or a handshake of 13 that is malformed."""
+    headers = request.headers
+    if "websocket" not in headers.get("Upgrade", "").lower():
+        return BadRequest(f"this is a WebSocket endpoint: connect with 'Upgrade: websocket'"
+                          f" ({instead})")  # fmt: skip
+    version = headers.get("Sec-WebSocket-Version", "")
+    if version != "13":
+        return UpgradeRequired(
+            f"this stream speaks the WebSocket protocol's version 13 (RFC 6455), not"
+            f" {version!r}: send 'Sec-WebSocket-Version: 13'"
+        )
+    return BadRequest(
+        "the WebSocket handshake is malformed: it needs 'Connection: Upgrade' and a"
+        " 'Sec-WebSocket-Key' of 16 bytes in base64"
+    )
 
 
 async def prepare(request: web.Request, ws: web.WebSocketResponse) -> None:
