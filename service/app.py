@@ -14,6 +14,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import aiohttp_cors
@@ -34,7 +35,7 @@ from service.base.keys import (
 )
 from service.base.logs import access_line
 from service.base.metrics import Metrics
-from service.base.problems import problem_middleware
+from service.base.problems import expectation, problem_middleware
 from service.base.ratelimit import MinuteWindows, RateLimiter, Slots
 from service.base.responses import answer_headers, name_the_server
 from service.base.settings import Settings
@@ -78,7 +79,13 @@ log = logging.getLogger("service")
 
 
 def setup_routes(app: web.Application) -> None:
-    r = app.router
+    # the router's add_* methods, every route answering an `Expect` header with
+    # problems.expectation
+    r = SimpleNamespace(**{
+        add: functools.partial(getattr(app.router, add), expect_handler=expectation)
+        for add in ("add_get", "add_post", "add_put", "add_delete")
+    })  # fmt: skip
+
     r.add_get("/healthz", meta.healthz)
     r.add_get("/metrics", meta.metrics)
     r.add_get("/openapi.yaml", meta.openapi)

@@ -7,7 +7,7 @@ import re
 from typing import Any, Final
 
 import orjson
-from aiohttp import web
+from aiohttp import HttpVersion11, web
 from aiohttp.http_exceptions import (
     BadStatusLine,
     ContentEncodingError,
@@ -200,6 +200,31 @@ def refusal_problem(exc: EngineError | ServiceError) -> dict[str, Any]:
         status, detail, slug, title, extra = _engine_parts(exc)
         return problem_dict(status, detail, slug, title, **extra)
     return problem_dict(exc.status, exc.detail, exc.slug, exc.title, **exc.extra)
+
+
+async def expectation(request: web.Request) -> web.StreamResponse | None:
+    """The answer to a request's `Expect` header (RFC 9110, 10.1.1), given before its body
+    is sent and before the middlewares (aiohttp asks each route's expect handler): a body
+    declared larger than MAX_BODY_BYTES is refused with 413 at once, rather than invited
+    with 100 Continue and refused once sent; an expectation other than 100-continue is
+    417; else 100 Continue, as aiohttp's own handler says it."""
+    expect = request.headers.get("Expect", "")
+    if expect.lower() != "100-continue":
+        said = printable(expect)[:40]
+        return problem(417, f"the only expectation met is 100-continue, not {said!r}",
+                       "expectation-failed")  # fmt: skip
+    limit = request.app[SETTINGS_KEY].max_body_bytes
+    if request.content_length is not None and request.content_length > limit:
+        response = problem(
+            413, f"the request body is larger than the {limit // 1024} KiB this service accepts",
+            "too-large",
+        )
+        response.force_close()  # (its body, if sent all the same, is not read)
+        return response
+    if request.version == HttpVersion11:
+        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        request.writer.output_size = 0  # (the answer's head is still to come)
+    return None
 
 
 @web.middleware
