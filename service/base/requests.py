@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from service.base.errors import BadRequest, NotFound
+from service.base.logs import printable
 
 EVENTS_PAGE: Final = 1000  # the most events one answer of a log's /events carries
 MAX_SEQ: Final = 2**31 - 1  # the highest seq (and version) a log's column holds
@@ -37,10 +38,21 @@ M = TypeVar("M", bound=BaseModel)
 JSON_TYPES = ("application/json", "application/problem+json", "text/json")
 
 
+# the codings of a body that aiohttp's parser undoes, one at a time (and none)
+CODINGS: Final = frozenset({"gzip", "deflate", "br", "zstd", "identity"})
+
+
 async def read_json(request: web.Request) -> Any:
     """The body as JSON. A body that parses is taken whatever its Content-Type (curl -d
     sends form encoding); one that does not is 400 (malformed), or 415 when it was
-    declared as something else and is no attempt at JSON either (a form's `name=ada`)."""
+    declared as something else and is no attempt at JSON either (a form's `name=ada`), or
+    when it comes in a Content-Encoding aiohttp does not undo (one coding of CODINGS)."""
+    coding = request.headers.get("Content-Encoding")
+    if coding is not None and coding.strip().lower() not in CODINGS:
+        raise web.HTTPUnsupportedMediaType(
+            text=f"a body's Content-Encoding is one of gzip, deflate, br and zstd, once, not"
+            f" {printable(coding)[:40]!r}: send it so, or uncompressed"
+        )
     raw = await request.read()
     if not (text := raw.strip()):
         return {}
