@@ -51,7 +51,7 @@ MIN_DISTINCT: Final = 4
 @dataclass(frozen=True, slots=True)
 class TokenKey:
     """A request's Idempotency-Key for a token: its hash in its scope (the player's for
-    another device, everyone's for the requests without a token) and the request."""
+    another device, the client address's for the requests without a token) and the request."""
 
     key_hash: bytes
     idem: Idempotency
