@@ -29,6 +29,7 @@ the other's unique violation is the 409 `name-taken` (unique_name).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final
@@ -73,9 +74,27 @@ def _plain(text: str) -> str:
     return "".join(ch for ch in _NFD.normalize(joined) if not _MARK.contains(ch))
 
 
+def _small_capitals() -> dict[str, str]:
+    """The Latin small capitals (`ᴀ`, `ʙ`, `ɪ`, `ꜱ`, …), which are their letters' capitals
+    drawn at a small letter's height: each as its letter (or two, `ᴁ`), by its Unicode
+    name. TS #39's data leaves them apart, and `ᴀᴅᴀ` passed for a name of its own."""
+    table = {}
+    for low, high in ((0x0250, 0x02B0), (0x1D00, 0x1DC0), (0xA720, 0xA800), (0x10780, 0x107C0)):
+        for code in range(low, high):
+            letters = unicodedata.name(chr(code), "").removeprefix("LATIN LETTER SMALL CAPITAL ")
+            if len(letters) <= 2 and letters.isascii() and letters.isalpha():
+                table[chr(code)] = letters.lower()
+    return table
+
+
 # characters drawn as another whose skeleton is not theirs: the small palochka as its
-# capital (TS #39's data makes it `i`)
-_DRAWN_AS: Final = str.maketrans({"\u04cf": "\u04c0"})
+# capital (TS #39's data makes it `i`); the small capitals as their letters; the bars of
+# box drawing and the CJK stroke U+4E28 as a vertical line (whose skeleton is `l`); the
+# tone six `ƅ` as `b`
+_DRAWN_AS: Final = str.maketrans({
+    "\u04cf": "\u04c0", **_small_capitals(), "\u2502": "|", "\u2503": "|", "\u4e28": "|",
+    "\u0185": "b",
+})  # fmt: skip
 
 
 def _skeleton(text: str) -> str:

@@ -68,6 +68,9 @@ LOOKALIKES_AS_WRITTEN = [
     # drawn as c, its form is ς; a long s as f; halfwidth bars as l), a small palochka
     ("oscar", "os\u03f2ar"), ("Carl", "\u03f9arl"), ("fred", "\u017fred"),
     ("bill", "bi\uffe8\uffe8"), ("hello", "he\u04cf\u04cfo"),
+    # small capitals, a box-drawing bar and the CJK stroke drawn as l, the tone six as b
+    ("ada", "\u1d00\u1d05\u1d00"), ("adal", "ada\u2502"), ("adal", "ada\u4e28"),
+    ("bob", "\u0185ob"),
 ]
 
 

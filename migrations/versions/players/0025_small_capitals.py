@@ -1,0 +1,33 @@
+"""Names drawn alike that Unicode's confusables leave apart: every key made anew.
+
+service/players/names.py now reads the Latin small capitals as their letters (`ᴀᴅᴀ` no
+longer passes for a name other than `ada`), the bars of box drawing and the CJK stroke
+U+4E28 as a vertical line (`ada│` looks like `adal`), and the tone six `ƅ` as `b`.
+Existing players get their keys anew (migrations/keys.py: the oldest of lookalikes keeps
+a key; the others keep their names).
+
+Revision ID: 0025
+Revises: 0024
+Create Date: 2026-12-06
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+from migrations.keys import give_keys
+from service.players.names import glyph_key, name_key, shape_key
+
+revision = "0025"
+down_revision = "0024"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    give_keys(op.get_bind(), {"name_key": name_key, "shape_key": shape_key,
+                              "glyph_key": glyph_key})
+
+
+def downgrade() -> None:
+    """The keys stay as made: the earlier rules' keys are the same or fewer alike."""
