@@ -72,7 +72,9 @@ class UpgradeRequired(ServiceError):
     """A WebSocket handshake of a version other than 13 (RFC 6455, 4.4: 426, naming it)."""
 
     status, title, slug = 426, "Upgrade Required", "websocket-version"
-    headers: ClassVar[dict[str, str] | None] = {"Sec-WebSocket-Version": "13"}
+    headers: ClassVar[dict[str, str] | None] = {
+        "Sec-WebSocket-Version": "13", "Upgrade": "websocket"
+    }
 
 
 class TooManyRequests(ServiceError):

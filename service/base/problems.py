@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 from typing import Any, Final
 
 import orjson
@@ -44,7 +45,8 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TITLES = {
     400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
     405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
-    415: "Unsupported Media Type", 422: "Unprocessable Content", 429: "Too Many Requests",
+    415: "Unsupported Media Type", 417: "Expectation Failed", 422: "Unprocessable Content",
+    429: "Too Many Requests",
     500: "Internal Server Error", 503: "Service Unavailable",
 }
 
@@ -207,17 +209,19 @@ async def expectation(request: web.Request) -> web.StreamResponse | None:
     is sent and before the middlewares (aiohttp asks each route's expect handler): a body
     declared larger than MAX_BODY_BYTES is refused with 413 at once, rather than invited
     with 100 Continue and refused once sent; an expectation other than 100-continue is
-    417; else 100 Continue, as aiohttp's own handler says it."""
+    417; else 100 Continue, as aiohttp's own handler says it. (Its refusals have a request
+    id of their own: the observer has not seen the request.)"""
     expect = request.headers.get("Expect", "")
+    ours = {"X-Request-Id": secrets.token_hex(8)}
     if expect.lower() != "100-continue":
         said = printable(expect)[:40]
         return problem(417, f"the only expectation met is 100-continue, not {said!r}",
-                       "expectation-failed")  # fmt: skip
+                       "expectation-failed", headers=ours)  # fmt: skip
     limit = request.app[SETTINGS_KEY].max_body_bytes
     if request.content_length is not None and request.content_length > limit:
         response = problem(
             413, f"the request body is larger than the {limit // 1024} KiB this service accepts",
-            "too-large",
+            "too-large", headers=ours,
         )
         response.force_close()  # (its body, if sent all the same, is not read)
         return response

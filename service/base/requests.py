@@ -38,8 +38,9 @@ M = TypeVar("M", bound=BaseModel)
 JSON_TYPES = ("application/json", "application/problem+json", "text/json")
 
 
-# the codings of a body that aiohttp's parser undoes, one at a time (and none)
-CODINGS: Final = frozenset({"gzip", "deflate", "br", "zstd", "identity"})
+# the codings of a body that aiohttp's parser undoes, one at a time (and none); br and zstd
+# only with modules this service does not install (it refuses them before a handler: 400)
+CODINGS: Final = frozenset({"gzip", "deflate", "identity"})
 
 
 async def read_json(request: web.Request) -> Any:
@@ -47,11 +48,12 @@ async def read_json(request: web.Request) -> Any:
     sends form encoding); one that does not is 400 (malformed), or 415 when it was
     declared as something else and is no attempt at JSON either (a form's `name=ada`), or
     when it comes in a Content-Encoding aiohttp does not undo (one coding of CODINGS)."""
-    coding = request.headers.get("Content-Encoding")
-    if coding is not None and coding.strip().lower() not in CODINGS:
+    codings = request.headers.getall("Content-Encoding", ())
+    if codings and (len(codings) > 1 or codings[0].strip().lower() not in CODINGS):
+        said = ", ".join(codings)  # (several lines: aiohttp would undo the last alone)
         raise web.HTTPUnsupportedMediaType(
-            text=f"a body's Content-Encoding is one of gzip, deflate, br and zstd, once, not"
-            f" {printable(coding)[:40]!r}: send it so, or uncompressed"
+            text=f"a body's Content-Encoding is gzip or deflate, once, not"
+            f" {printable(said)[:40]!r}: send it so, or uncompressed"
         )
     raw = await request.read()
     if not (text := raw.strip()):

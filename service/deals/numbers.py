@@ -7,7 +7,7 @@ import random
 from collections.abc import Callable
 from typing import Any, Final
 
-from engine import VARIANTS, find_variant
+from engine import MAX_DEAL, VARIANTS, InvalidDeal, find_variant
 from engine import deals as engine_deals
 from service.base.errors import BadRequest, Unprocessable
 from service.base.requests import whole_number
@@ -25,6 +25,10 @@ def deal_in_path(raw: str) -> int:
     number = whole_number(raw)
     if number is None:
         raise BadRequest(f"a deal is a whole number, not {raw!r}")
+    if len(digits := raw.lstrip("-")) > len(str(MAX_DEAL)):  # (not the number read: ±10**30)
+        raise InvalidDeal(
+            f"deal numbers run from 1 to {MAX_DEAL}; there is no deal of {len(digits)} digits"
+        )
     return number
 
 

@@ -47,9 +47,18 @@ def websocket(request: web.Request, instead: str) -> web.WebSocketResponse:
         max_msg_size=MAX_MESSAGE,
         writer_limit=WRITE_BUFFER,
     )
-    if not ws.can_prepare(request).ok:
+    if not ws.can_prepare(request).ok or _upgrade(request):
         raise _refusal(request, instead)
     return ws
+
+
+def _upgrade(request: web.Request) -> bool:
+    """Whether the request asks for a WebSocket of another version than RFC 6455's, 13
+    (aiohttp also takes the drafts' 7 and 8, which no browser sends any more)."""
+    headers = request.headers
+    return "websocket" in headers.get("Upgrade", "").lower() and (
+        headers.get("Sec-WebSocket-Version") != "13"
+    )
 
 
 def _refusal(request: web.Request, instead: str) -> ServiceError:

@@ -87,14 +87,17 @@ def _small_capitals() -> dict[str, str]:
     return table
 
 
+# single vertical strokes that TS #39's data does not make a vertical line: box drawing's
+# (light, heavy, dashed, mixed), the line and bracket extensions, the light vertical bar,
+# the one-eighth blocks, the Hangzhou numeral one and the CJK stroke U+4E28
+_BARS: Final = "\u2502\u2503\u2506\u2507\u250a\u250b\u254e\u254f\u257d\u257f\u23d0\u23aa" \
+    "\u2758\u258f\u2595\u3021\u4e28"
 # characters drawn as another whose skeleton is not theirs: the small palochka as its
-# capital (TS #39's data makes it `i`); the small capitals as their letters; the bars of
-# box drawing and the CJK stroke U+4E28 as a vertical line (whose skeleton is `l`); the
-# tone six `ƅ` as `b`
-_DRAWN_AS: Final = str.maketrans({
-    "\u04cf": "\u04c0", **_small_capitals(), "\u2502": "|", "\u2503": "|", "\u4e28": "|",
-    "\u0185": "b",
-})  # fmt: skip
+# capital (TS #39's data makes it `i`); the small capitals as their letters; the bars
+# above as a vertical line (whose skeleton is `l`); the tone six `ƅ` as `b`
+_DRAWN_AS: Final = str.maketrans(
+    {"\u04cf": "\u04c0", **_small_capitals(), **dict.fromkeys(_BARS, "|"), "\u0185": "b"}
+)
 
 
 def _skeleton(text: str) -> str:

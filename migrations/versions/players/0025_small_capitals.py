@@ -1,8 +1,9 @@
 """Names drawn alike that Unicode's confusables leave apart: every key made anew.
 
 service/players/names.py now reads the Latin small capitals as their letters (`ᴀᴅᴀ` no
-longer passes for a name other than `ada`), the bars of box drawing and the CJK stroke
-U+4E28 as a vertical line (`ada│` looks like `adal`), and the tone six `ƅ` as `b`.
+longer passes for a name other than `ada`), single vertical strokes (box drawing's, `⏐`,
+`❘`, `▏`, `〡`, the CJK stroke U+4E28) as a vertical line (`ada│` looks like `adal`), and
+the tone six `ƅ` as `b`.
 Existing players get their keys anew (migrations/keys.py: the oldest of lookalikes keeps
 a key; the others keep their names).
 

@@ -292,11 +292,13 @@ async def test_a_body_that_is_not_what_its_content_encoding_says_is_a_400(
     assert r.status == 201, await r.text()
     # codings stacked, or one aiohttp does not undo: 415, which says what is taken
     twice = gzip.compress(gzip.compress(b'{"variant": "freecell"}'))
-    for coding in ("gzip, gzip", "identity, gzip", "compress"):
-        r = await client.post("/v1/games", data=twice,
-                              headers={**json_gzip, "Content-Encoding": coding})
-        assert r.status == 415, (coding, await r.text())
-        assert "gzip, deflate, br and zstd, once" in (await r.json())["detail"]
+    # (two header lines of gzip: aiohttp would undo the last alone)
+    plain = [(k, v) for k, v in json_gzip.items() if k != "Content-Encoding"]
+    for codings in (["gzip, gzip"], ["identity, gzip"], ["compress"], ["gzip", "gzip"]):
+        r = await client.post("/v1/games", data=twice, headers=[
+            *plain, *(("Content-Encoding", coding) for coding in codings)])  # fmt: skip
+        assert r.status == 415, (codings, await r.text())
+        assert "gzip or deflate, once" in (await r.json())["detail"]
 
 
 async def test_blocked_then_undo_then_abandon_times_agree_with_the_log(db_url: str) -> None:

@@ -70,6 +70,7 @@ LOOKALIKES_AS_WRITTEN = [
     ("bill", "bi\uffe8\uffe8"), ("hello", "he\u04cf\u04cfo"),
     # small capitals, a box-drawing bar and the CJK stroke drawn as l, the tone six as b
     ("ada", "\u1d00\u1d05\u1d00"), ("adal", "ada\u2502"), ("adal", "ada\u4e28"),
+    ("adal", "ada\u23d0"), ("adal", "ada\u3021"), ("adal", "ada\u2758"), ("adal", "ada\u258f"),
     ("bob", "\u0185ob"),
 ]
 
