@@ -1,6 +1,6 @@
 """Whether the database answers and takes writes, asked on a connection of the probe's own
 (GET /healthz): a server that takes none (a standby, or `default_transaction_read_only`
-set) answers every write and every token's use with 503, so it is not healthy either.
+set) has every write answered with 503, so it is not healthy either.
 
 Not on one of the pool's: under a burst of requests every pooled connection is taken and
 a health check would wait its turn behind them, reporting the queue rather than the

@@ -47,12 +47,12 @@ def websocket(request: web.Request, instead: str) -> web.WebSocketResponse:
         max_msg_size=MAX_MESSAGE,
         writer_limit=WRITE_BUFFER,
     )
-    if not ws.can_prepare(request).ok or _upgrade(request):
+    if not ws.can_prepare(request).ok or _other_version(request):
         raise _refusal(request, instead)
     return ws
 
 
-def _upgrade(request: web.Request) -> bool:
+def _other_version(request: web.Request) -> bool:
     """Whether the request asks for a WebSocket of another version than RFC 6455's, 13
     (aiohttp also takes the drafts' 7 and 8, which no browser sends any more)."""
     headers = request.headers
