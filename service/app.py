@@ -7,18 +7,12 @@ import contextlib
 import functools
 import hashlib
 import hmac
-import itertools
 import logging
-import re
-import secrets
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
-from typing import Any
 
 import aiohttp_cors
-import orjson
 from aiohttp import web
 
 from service.base import meta
@@ -30,19 +24,16 @@ from service.base.keys import (
     LIMITS_KEY,
     LINK_GUESSES_KEY,
     METRICS_KEY,
-    REQUEST_ID_KEY,
     SETTINGS_KEY,
 )
-from service.base.logs import access_line
 from service.base.metrics import Metrics
+from service.base.observe import Observer
 from service.base.problems import expectation, problem_middleware
 from service.base.ratelimit import MinuteWindows, RateLimiter, Slots
 from service.base.responses import answer_headers, name_the_server
 from service.base.settings import Settings
 from service.boards import routes as leaderboards
 from service.database.connections import (
-    BUDGET,
-    Budget,
     StoreError,
     connect_options,
     create_pool,
@@ -66,15 +57,6 @@ from service.solver.analyses import ANALYSES_KEY, Analyses
 from service.solver.verdicts import SOLVER_KEY, Solver
 from service.webclient import routes as webclient
 
-REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-# our own request ids: this process's random prefix and a count (16 hex digits), unique
-# without a call for random bytes per request
-_REQUEST_PREFIX = secrets.token_hex(4)
-_request_count = itertools.count()
-
-
-def new_request_id() -> str:
-    return f"{_REQUEST_PREFIX}{next(_request_count) & 0xFFFFFFFF:08x}"
 log = logging.getLogger("service")
 
 
@@ -129,72 +111,6 @@ def setup_routes(app: web.Application) -> None:
     r.add_post("/v1/races/{race_id}/join", races.join_race)
     r.add_get("/v1/races/{race_id}/events", races.events)
     r.add_get("/v1/races/{race_id}/stream", races.stream)
-
-
-Middleware = Callable[[web.Request, Any], Awaitable[web.StreamResponse]]
-CANCELLED = 499  # the access log's and the metrics' status of a request cancelled unanswered
-
-
-def observer(settings: Settings, metrics: Metrics) -> Middleware:
-    """The middleware that observes every request: its id, its database budget, its
-    latency and count in the metrics, and one access-log line (when LOG_REQUESTS)."""
-    db_timeout, log_requests = settings.db_timeout, settings.log_requests
-    count = metrics.http.observe
-
-    @web.middleware
-    async def observe(request: web.Request, handler: Any) -> web.StreamResponse:
-        # a client's id is taken only when it is a plain token: it goes into headers, logs
-        # and error bodies, so anything else (spaces, quotes, control characters) gets a
-        # new one
-        headers = request.headers
-        offered = headers.get("X-Request-Id")
-        request_id = offered if offered and REQUEST_ID.fullmatch(offered) else new_request_id()
-        request[REQUEST_ID_KEY] = request_id
-        # what the request may wait for the database, all its waits together; a WebSocket
-        # lives long: each of its waits has DB_TIMEOUT, as background work's do
-        upgrade = headers.get("Upgrade")
-        websocket = upgrade is not None and upgrade.lower() == "websocket"
-        budget = None if websocket else Budget(db_timeout)
-        BUDGET.set(budget)
-        started = time.perf_counter()
-        status = 500
-        try:
-            response = await handler(request)
-            status = response.status
-            response.headers["X-Request-Id"] = request_id
-            return response  # type: ignore[no-any-return]
-        except web.HTTPException as exc:
-            status = exc.status
-            raise
-        except asyncio.CancelledError:
-            # no answer, and no error of the service's: the client went away (a handler
-            # is cancelled with its connection, a WebSocket's included) or the service
-            # stops; counted and logged as 499, nginx's "client closed request"
-            status = CANCELLED
-            raise
-        finally:
-            if budget is not None:
-                budget.open = False
-            elapsed = time.perf_counter() - started
-            info = request.match_info.route.resource
-            route = info.canonical if info is not None else "unmatched"
-            count(route, request.method, status, elapsed)
-            if log_requests:
-                access_line(
-                    orjson.dumps(
-                        {
-                            "request_id": request_id,
-                            "method": request.method,
-                            "path": request.path,
-                            "route": route,
-                            "status": status,
-                            "ms": round(elapsed * 1000, 2),
-                            "remote": request.remote,
-                        }
-                    ).decode()
-                )
-
-    return observe
 
 
 def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
@@ -296,6 +212,8 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     hub.on_game = functools.partial(positions.announce, app[BACKEND_KEY])
     app[BACKEND_KEY].epoch = hub.epoch
     app[BACKEND_KEY].caught_up = broker_caught_up if hub.broker else hub.beats.caught_up
+    if not hub.broker:
+        app[BACKEND_KEY].alone = hub.beats.alone
     hub.on_signed_out = functools.partial(accounts.signed_out, app[BACKEND_KEY])
     app[BACKEND_KEY].token_signed_out = hub.token_signed_out
     hub.sweep_races = lambda: race_feeds.sweep(app[BACKEND_KEY])
@@ -337,7 +255,7 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
         raise RuntimeError(problem)
     limits = limits if limits is not None else Slots.private()
     metrics = Metrics()
-    middlewares = [observer(settings, metrics), problem_middleware]
+    middlewares = [Observer(settings, metrics).middleware, problem_middleware]
     if settings.rate_limits_on:
         limiter = RateLimiter(settings, slots=limits)
         middlewares.append(limiter.middleware)

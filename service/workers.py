@@ -13,10 +13,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from service.app import create_app
 from service.base import logs
-from service.base.addresses import AddressCounts, SharedAddressCounts
 from service.base.ratelimit import SharedSlots
-from service.base.serving import run
 from service.base.settings import Settings
+from service.serving.addresses import AddressCounts, SharedAddressCounts
+from service.serving.server import run
 
 log = logging.getLogger("service")
 

@@ -20,6 +20,7 @@ import asyncpg
 import psutil
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.web_runner import BaseRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -214,6 +215,16 @@ def make_settings(db_url: str, **overrides: object):  # type: ignore[no-untyped-
     return Settings(**values)  # type: ignore[arg-type]
 
 
+class Served(TestServer):
+    """aiohttp's TestServer serving the app as `service run` does: the front first, where
+    the 304s memory gives are answered (service/serving/front.py)."""
+
+    async def _make_runner(self, **kwargs: Any) -> BaseRunner:
+        from service.serving.server import FrontRunner
+
+        return FrontRunner(self.app, **kwargs)
+
+
 @pytest.fixture
 async def client(db_url: str) -> AsyncIterator[TestClient]:
     from service.app import create_app
@@ -221,7 +232,7 @@ async def client(db_url: str) -> AsyncIterator[TestClient]:
 
     app = create_app(make_settings(db_url))
     # every response is checked against openapi.yaml, so the two cannot drift
-    async with TestClient(TestServer(app), trace_configs=[validating_trace_config()]) as c:
+    async with TestClient(Served(app), trace_configs=[validating_trace_config()]) as c:
         yield c
 
 

@@ -7,7 +7,7 @@ within openapi.yaml). Any mismatch is an AssertionError saying what and where.
 
 `validating_trace_config()` does that for every request an aiohttp client sends:
 
-    TestClient(TestServer(app), trace_configs=[validating_trace_config()])
+    TestClient(Served(app), trace_configs=[validating_trace_config()])
 
 Inside `with unchecked():` responses are not checked (for a test that means to provoke
 something the description does not promise).

@@ -124,6 +124,8 @@ class Backend:
     # (the hub's beats: service/live/beats.py, Beats.caught_up): a 304 from memory waits
     # for it; none heard (the default): the log answers
     caught_up: Callable[[float], Awaitable[bool]] = field(default=_never)
+    # whether no other instance shares the database (Beats.alone): caught_up at once
+    alone: Callable[[], bool] = field(default=lambda: False)
     # the last seq that another instance announced for a game (its NOTIFY or broker
     # line): service/games/positions.py, announce and known_version
     announced: Lru[uuid.UUID, int] = field(default_factory=lambda: Lru(200_000))

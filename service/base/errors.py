@@ -62,7 +62,7 @@ class BadMoveTime(Unprocessable):
 
 class RequestTimeout(ServiceError, TimeoutError):
     """A request's headers and body did not all come within REQUEST_TIMEOUT_S
-    (service/base/serving.py). A TimeoutError too: so aiohttp, when it reads the rest of
+    (service/serving/server.py). A TimeoutError too: so aiohttp, when it reads the rest of
     a body after the answer, takes it for the end of its wait."""
 
     status, title, slug = 408, "Request Timeout", "request-timeout"

@@ -231,14 +231,21 @@ async def expectation(request: web.Request) -> web.StreamResponse | None:
     return None
 
 
+def repeated(request: web.BaseRequest) -> str | None:
+    """The header of ONCE that the request sends more than once, if one is."""
+    for name in ONCE:
+        if len(request.headers.getall(name, ())) > 1:
+            return name
+    return None
+
+
 @web.middleware
 async def problem_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     try:
         if CONTROL.search(request.path) is not None:
             raise web.HTTPNotFound()  # (a NUL would reach the file system, say)
-        for name in ONCE:
-            if len(request.headers.getall(name, ())) > 1:
-                raise BadRequest(f"send one {name} header, not several")
+        if (name := repeated(request)) is not None:
+            raise BadRequest(f"send one {name} header, not several")
         return await handler(request)  # type: ignore[no-any-return]
     except web.HTTPException as exc:
         if exc.status < 400:
@@ -272,7 +279,7 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
     except TooManyRequests as exc:
         return problem(exc.status, exc.detail, exc.slug, exc.title,
                        headers={"Retry-After": str(exc.retry_after)}, **exc.extra)
-    except RequestTimeout as exc:  # the connection closes after it (base/serving.py)
+    except RequestTimeout as exc:  # the connection closes after it (serving/server.py)
         response = problem(exc.status, exc.detail, exc.slug, exc.title)
         response.force_close()
         return response

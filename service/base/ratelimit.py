@@ -352,6 +352,12 @@ class RateLimiter:
         while events > 0 and (wait := self.events_per_address.take(address, events)) > 0:
             await asyncio.sleep(wait)
 
+    def free(self, request: web.Request) -> bool:
+        """Whether `middleware` lets the request by uncharged: a read, not of a stream,
+        not of a log's page."""
+        return (request.method not in WRITES and not _is_stream(request)
+                and not _events_asked(request))  # fmt: skip
+
     @web.middleware
     async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
         address = request_client(request)

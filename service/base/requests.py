@@ -88,7 +88,11 @@ def game_id(request: web.Request) -> uuid.UUID:
 
 def path_id(request: web.Request, name: str, what: str) -> uuid.UUID:
     """The id in the path's `name`: anything but a UUID is a 404, as an unknown id is."""
-    raw = request.match_info[name]
+    return parse_id(request.match_info[name], what)
+
+
+def parse_id(raw: str, what: str) -> uuid.UUID:
+    """A path's id: anything but a UUID is a 404 (NotFound), as an unknown id is."""
     try:
         return uuid.UUID(raw)
     except ValueError:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Final, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final, NamedTuple, TypeVar
 
 import orjson
 from aiohttp import web, web_response
 
+from service.base.backend import Backend
 from service.base.keys import METRICS_KEY
 
 # every answer's Server header: no versions, which serve an attacker and no client
@@ -26,6 +27,15 @@ def name_the_server() -> None:
 
 Prepare = Callable[[web.Request, web.StreamResponse], Awaitable[None]]
 R = TypeVar("R", bound=web.StreamResponse)
+
+
+def every_answer_headers(vary_origin: bool) -> dict[str, str]:
+    """What answer_headers gives every answer, for the answers written before the app's
+    hooks (the server's own, the front's)."""
+    headers = {"X-Content-Type-Options": "nosniff"}
+    if vary_origin:
+        headers["Vary"] = "Origin"
+    return headers
 
 
 def answer_headers(vary_origin: bool) -> Prepare:
@@ -70,36 +80,77 @@ def private(response: R) -> R:
     return response
 
 
-def _not_modified(request: web.Request, tag: str) -> bool:
+def holds_tag(request: web.Request, tag: str) -> bool:
     """Whether the request's If-None-Match holds `tag` (or `*`): weak comparison, as
     RFC 9110 has it for If-None-Match."""
+    raw = request.headers.get("If-None-Match")
+    if raw is None:
+        return False
+    if raw == f'"{tag}"':  # (the usual: the one tag the client holds)
+        return True
     offered = request.if_none_match
     return bool(offered) and any(e.value in (tag, "*") for e in offered)
 
 
 def not_modified(request: web.Request, tag: str) -> web.Response | None:
     """A 304 when the request's If-None-Match holds `tag`, else None."""
-    if _not_modified(request, tag):
+    if holds_tag(request, tag):
         return web.Response(status=304, headers={"ETag": f'"{tag}"'})
     return None
 
 
+class Known(NamedTuple):
+    """A tag memory knows to be a resource's current one. `now`: the tag memory knows
+    now (None when it knows none), asked again once every commit of the other instances
+    acknowledged before the request came has been heard; None when the tag holds for good
+    (a full page of a log, which only grows)."""
+
+    tag: str
+    now: Callable[[], str | None] | None
+
+
+# what a route's memory knows of the resource a request names (its path's parts, as the
+# route's match_info has them), or None; raises what the route would answer instead
+Recall = Callable[[Backend, web.Request, Mapping[str, str]], Known | None]
+H = TypeVar("H", bound=Callable[..., Any])
+
+
+def remembered(known: Recall) -> Callable[[H], H]:
+    """Marks a GET route's handler whose 304 memory may give, with what memory knows of
+    the resource: the front asks it before the app (service/serving/front.py), and the
+    route asks the same."""
+
+    def mark(handler: H) -> H:
+        handler.known = known  # type: ignore[attr-defined]
+        return handler
+
+    return mark
+
+
+# a request whose 304 memory could not vouch for (the front's answer, then the route's)
+_MEMORY_ASKED = web.RequestKey("memory_asked", bool)
+
+
 async def not_modified_from_memory(
-    request: web.Request,
-    tag: str,
-    known: Callable[[], str | None],
-    caught_up: Callable[[float], Awaitable[bool]],
+    request: web.Request, known: Known | None, backend: Backend, *, first: bool = False
 ) -> web.Response | None:
-    """A 304 with no read of the log, when the request's If-None-Match holds `tag`, the
-    tag memory knows to be current (`known()`: the one it knows now, None when it knows
-    none), and still does once every commit of another instance acknowledged before this
-    request came has been heard (`caught_up`, Backend.caught_up: it would have made
-    memory's copy unknown). Else None: the database answers."""
-    if not _not_modified(request, tag):
+    """A 304 with no read of the log, when the request's If-None-Match holds the tag
+    memory knows (`known`), and memory still knows it once every commit of another
+    instance acknowledged before this request came has been heard (Backend.caught_up: it
+    would have made memory's copy unknown; an instance alone waits for nothing, and then
+    nothing ran since `known` was asked). Else None: the database answers (and a second
+    ask of the same request, the route's after the front's, waits for nothing; `first`:
+    none came before)."""
+    if known is None or not holds_tag(request, known.tag):
         return None
-    if not await caught_up(time.monotonic()) or known() != tag:
+    if known.now is not None and not backend.alone() and (
+        (not first and _MEMORY_ASKED in request)
+        or not await backend.caught_up(time.monotonic())
+        or known.now() != known.tag
+    ):  # fmt: skip
+        request[_MEMORY_ASKED] = True
         return None
-    return web.Response(status=304, headers={"ETag": f'"{tag}"'})
+    return web.Response(status=304, headers={"ETag": f'"{known.tag}"'})
 
 
 def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> web.Response:
@@ -108,12 +159,12 @@ def tagged_response(request: web.Request, body: Any, tag: str | None = None) -> 
     `tag` is given where the answer's version is known (a game's id and version), and
     then a 304 costs no serialising either; otherwise the tag is a hash of the body, which
     the answer costs anyway."""
-    if tag is not None and _not_modified(request, tag):
+    if tag is not None and holds_tag(request, tag):
         return web.Response(status=304, headers={"ETag": f'"{tag}"'})
     payload = orjson.dumps(body)
     if tag is None:
         tag = hashlib.blake2b(payload, digest_size=12).hexdigest()
-        if _not_modified(request, tag):
+        if holds_tag(request, tag):
             return web.Response(status=304, headers={"ETag": f'"{tag}"'})
     response = web.Response(body=payload, content_type="application/json")
     response.headers["ETag"] = f'"{tag}"'  # (aiohttp's `etag` setter writes it "Etag")

@@ -49,7 +49,7 @@ class Settings(BaseSettings):
     # seconds a request's headers and body may take to arrive, from its first byte: past
     # them it is answered 408 and its connection closed; and the connections one client
     # address may hold at once, WebSockets included, when RATE_LIMITS is on: the next is
-    # closed as soon as it is accepted (service/base/serving.py)
+    # closed as soon as it is accepted (service/serving/server.py)
     request_timeout_s: float = Field(default=10.0, gt=0)
     max_connections_per_address: int = Field(default=64, ge=1)
     # positions kept in memory (games), and players by token; least recently used first out

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from aiohttp import web
 
+from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
 from service.base.requests import int_query
 from service.base.responses import (
+    Known,
     json_response,
     not_modified_from_memory,
     private,
+    remembered,
     tagged_response,
 )
 from service.boards import board as boards
@@ -42,7 +48,45 @@ def _cursor(request: web.Request) -> str | None:
     return cursor
 
 
+def _public(request: web.Request, path: Mapping[str, str]) -> tuple[Any, ...] | None:
+    """The key of the public page of a board the request asks for (no `around`, no
+    `friends`), checked as the route checks it (raising its refusal); None for another."""
+    variant, deal = path["variant"], deal_in_path(path["deal"])
+    limit = int_query(request, "limit", 20, 1, 100)
+    cursor = _cursor(request)
+    kind = boards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
+    if _flag(request, "friends") or request.query.get("around") is not None:
+        return None
+    return (checked_deal(variant, deal), deal, kind, limit, cursor)
+
+
+def _known(backend: Backend, request: web.Request, path: Mapping[str, str]) -> Known | None:
+    """The public page's tag that memory knows current (known.known_tag)."""
+    key = _public(request, path)
+    if key is None:
+        return None
+    tag = known.known_tag(backend, key, key[0], key[1])
+    return None if tag is None else Known(
+        tag, lambda: known.known_tag(backend, key, key[0], key[1])
+    )
+
+
+@remembered(_known)
 async def board(request: web.Request) -> web.Response:
+    backend = request.app[BACKEND_KEY]
+    key = _public(request, request.match_info)
+    if key is not None:  # a public page: its 304 from memory while it is known current
+        if request.if_none_match and (unchanged := await not_modified_from_memory(
+            request, _known(backend, request, request.match_info), backend
+        )) is not None:  # fmt: skip
+            return unchanged
+        variant, deal, kind, limit, cursor = key
+        before = known.seen(backend, variant, deal)
+        response = tagged_response(
+            request, await boards.board(backend, variant, deal, limit, cursor, kind)
+        )
+        known.remember(backend, key, response.headers["ETag"].strip('"'), before)
+        return response
     variant = request.match_info["variant"]
     deal = deal_in_path(request.match_info["deal"])
     limit = int_query(request, "limit", 20, 1, 100)
@@ -50,7 +94,6 @@ async def board(request: web.Request) -> web.Response:
     cursor = _cursor(request)
     around = request.query.get("around")
     kind = boards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
-    backend = request.app[BACKEND_KEY]
     if _flag(request, "friends"):
         if around is not None:
             raise BadRequest("give either 'around=me' or 'friends=true', not both")
@@ -58,21 +101,6 @@ async def board(request: web.Request) -> web.Response:
         player = await caller(request)
         return private(tagged_response(request, await friends.friends_board(
             backend, variant, deal, player, limit, cursor, kind)))  # fmt: skip
-    if around is None:  # a public page: its 304 from memory while it is known current
-        variant = checked_deal(variant, deal)
-        key = (variant, deal, kind, limit, cursor)
-        tag = known.known_tag(backend, key, variant, deal) if request.if_none_match else None
-        if tag is not None and (unchanged := await not_modified_from_memory(
-            request, tag, lambda: known.known_tag(backend, key, variant, deal),
-            backend.caught_up,
-        )) is not None:  # fmt: skip
-            return unchanged
-        before = known.seen(backend, variant, deal)
-        response = tagged_response(
-            request, await boards.board(backend, variant, deal, limit, cursor, kind)
-        )
-        known.remember(backend, key, response.headers["ETag"].strip('"'), before)
-        return response
     if around != "me":
         raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
     if cursor is not None:

@@ -12,14 +12,23 @@ from engine.status import WON
 from service.base.backend import Backend
 from service.base.errors import NotFound
 from service.base.requests import EVENTS_PAGE
+from service.base.responses import Known
 from service.boards.times import standing
 from service.games import positions
 from service.games.views import event_view, game_view, move_view
 
 
-def known_version(backend: Backend, game_id: uuid.UUID) -> int | None:
-    """The game's version, when memory knows it is the log's (positions.known_version)."""
-    return positions.known_version(backend, game_id)
+def known(backend: Backend, game_id: uuid.UUID, suffix: str = "") -> Known | None:
+    """The game's tag (its id and version, and `suffix`: what of it is read), when memory
+    knows the version is the log's (positions.known_version). (A won game's view is
+    tagged with its standing too, which memory does not know: its tag never matches.)"""
+
+    def now() -> str | None:
+        version = positions.known_version(backend, game_id)
+        return None if version is None else f"{game_id}.{version}{suffix}"
+
+    tag = now()
+    return None if tag is None else Known(tag, now)
 
 
 def view_tag(view: dict[str, Any]) -> str:
@@ -65,18 +74,22 @@ def events_tag(game_id: uuid.UUID, after: int, size: int, end: int | None) -> st
     page (`end` None: more events follow) never changes, the log being append-only; a
     page that reaches the log's end changes with the game, whose version its tag holds
     (`end`: the page's last seq, or `after` for an empty page), as the game's own tag
-    does: memory's known version answers its 304 (routes._unchanged)."""
+    does: memory's known version answers its 304 (known_page)."""
     if end is None:
         return f"{game_id}.events.{after}.{size}.full"
     return f"{game_id}.{end}{events_suffix(after, size)}"
 
 
-def full_page(backend: Backend, game_id: uuid.UUID, after: int, size: int) -> bool:
-    """Whether memory's copy of the game, current or not, has events past the page of
-    `size` events after `after`: then that page is full for good (the log only grows) and
-    its tag may be answered without the log. Memory holds only games that exist."""
+def known_page(backend: Backend, game_id: uuid.UUID, after: int, size: int) -> Known | None:
+    """The tag of the page of `size` events after `after` that memory knows current. A
+    page that memory's copy of the game goes past, current or not, is full for good (the
+    log only grows); a page that ends at the game's version is known as the game is. (A
+    tag the service never gave, or a game memory does not hold, is the log's to judge:
+    404, or the page as it is.)"""
     held = backend.games.get(game_id)
-    return held is not None and held.version > after + size
+    if held is not None and held.version > after + size:
+        return Known(events_tag(game_id, after, size, None), None)
+    return known(backend, game_id, events_suffix(after, size))
 
 
 def events_suffix(after: int, size: int) -> str:

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aiohttp import web
 
+from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
-from service.base.requests import game_id, idempotency, int_query, parse_body, read_object
+from service.base.requests import (
+    game_id,
+    idempotency,
+    int_query,
+    parse_body,
+    parse_id,
+    read_object,
+)
 from service.base.responses import (
+    Known,
+    Recall,
     json_response,
-    not_modified,
     not_modified_from_memory,
+    remembered,
     tagged_response,
     written,
 )
@@ -52,30 +63,36 @@ async def create_game(request: web.Request) -> web.Response:
     return written(request, answer.body, answer.status, answer.replayed)
 
 
-async def _unchanged(request: web.Request, gid: Any, suffix: str = "") -> web.Response | None:
-    """A 304 from memory, with no round trip to the log, when the request's tag is the
-    game's version that memory knows to be current (queries.known_version) and still does
-    a moment later (responses.not_modified_from_memory); else None. (A won game's view is
-    tagged with its standing too, which memory does not know: its tag never matches.)"""
+def _known(backend: Backend, request: web.Request, path: Mapping[str, str]) -> Known | None:
+    return queries.known(backend, parse_id(path["game_id"], "game"))
+
+
+def _known_moves(backend: Backend, request: web.Request, path: Mapping[str, str]) -> Known | None:
+    return queries.known(backend, parse_id(path["game_id"], "game"), ".legal")
+
+
+def _known_page(backend: Backend, request: web.Request, path: Mapping[str, str]) -> Known | None:
+    gid = parse_id(path["game_id"], "game")
+    after, limit = _page(request)
+    return queries.known_page(backend, gid, after, queries.page_size(limit))
+
+
+async def _unchanged(request: web.Request, known: Recall) -> web.Response | None:
+    """A 304 from memory, with no round trip to the log (responses.not_modified_from_memory),
+    else None. The front gives it before the app when it can (service/serving/front.py)."""
     if not request.if_none_match:
         return None
     backend = request.app[BACKEND_KEY]
-
-    def known() -> str | None:
-        version = queries.known_version(backend, gid)
-        return None if version is None else f"{gid}.{version}{suffix}"
-
-    tag = known()
-    return None if tag is None else await not_modified_from_memory(
-        request, tag, known, backend.caught_up
+    return await not_modified_from_memory(
+        request, known(backend, request, request.match_info), backend
     )
 
 
+@remembered(_known)
 async def get_game(request: web.Request) -> web.Response:
-    gid = game_id(request)
-    if (unchanged := await _unchanged(request, gid)) is not None:
+    if (unchanged := await _unchanged(request, _known)) is not None:
         return unchanged
-    game = await queries.get_game(request.app[BACKEND_KEY], gid)
+    game = await queries.get_game(request.app[BACKEND_KEY], game_id(request))
     return tagged_response(request, game, queries.view_tag(game))
 
 
@@ -122,10 +139,11 @@ async def _simple(request: web.Request, command: str) -> web.Response:
     return written(request, answer.body, answer.status, answer.replayed)
 
 
+@remembered(_known_moves)
 async def legal_moves(request: web.Request) -> web.Response:
-    gid = game_id(request)
-    if (unchanged := await _unchanged(request, gid, ".legal")) is not None:
+    if (unchanged := await _unchanged(request, _known_moves)) is not None:
         return unchanged
+    gid = game_id(request)
     moves = await queries.legal_moves(request.app[BACKEND_KEY], gid)
     return tagged_response(request, moves, f"{gid}.{moves['version']}.legal")
 
@@ -139,25 +157,20 @@ async def destinations(request: web.Request) -> web.Response:
     )
 
 
-async def events(request: web.Request) -> web.Response:
-    gid = game_id(request)
+def _page(request: web.Request) -> tuple[int, int | None]:
+    """The page of a log a request asks: `after`, and `limit` (more than a page is asked
+    as a page: `next` says where the rest begins)."""
     after = int_query(request, "after", 0, 0, 2**31 - 1)
-    # more than a page is asked as a page: `next` says where the rest begins
-    limit = int_query(request, "limit", None, 1, 2**31 - 1)
     assert after is not None
-    size = queries.page_size(limit)
-    if request.if_none_match:
-        # a full page never changes: its tag is answered from memory, but only when
-        # memory's copy of the game goes past the page (a tag the service never gave, or
-        # a game it does not know, is the log's to judge: 404, or the page as it is)
-        if queries.full_page(request.app[BACKEND_KEY], gid, after, size):
-            full = not_modified(request, queries.events_tag(gid, after, size, None))
-            if full is not None:
-                return full
-        # a page that ends at the game's current version, which memory may know
-        suffix = queries.events_suffix(after, size)
-        if (unchanged := await _unchanged(request, gid, suffix)) is not None:
-            return unchanged
-    page = await queries.read_events(request.app[BACKEND_KEY], gid, after, limit)
-    return tagged_response(request, page, queries.page_tag(gid, after, size, page))
+    return after, int_query(request, "limit", None, 1, 2**31 - 1)
 
+
+@remembered(_known_page)
+async def events(request: web.Request) -> web.Response:
+    if (unchanged := await _unchanged(request, _known_page)) is not None:
+        return unchanged
+    gid = game_id(request)
+    after, limit = _page(request)
+    page = await queries.read_events(request.app[BACKEND_KEY], gid, after, limit)
+    tag = queries.page_tag(gid, after, queries.page_size(limit), page)
+    return tagged_response(request, page, tag)

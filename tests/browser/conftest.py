@@ -10,9 +10,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp.test_utils import TestServer
 
-from tests.conftest import make_settings
+from tests.conftest import Served, make_settings
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -41,7 +40,7 @@ async def site(db_url: str) -> AsyncIterator[str]:
     """The service on 127.0.0.1 and a free port: its base URL."""
     from service.app import create_app
 
-    server = TestServer(create_app(make_settings(db_url)), host="127.0.0.1")
+    server = Served(create_app(make_settings(db_url)), host="127.0.0.1")
     await server.start_server()
     yield str(server.make_url("")).rstrip("/")
     await server.close()

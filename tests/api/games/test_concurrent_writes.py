@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import random
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from engine import Event, Game
 
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ..helpers import auth, new_game, new_player
 
 
@@ -73,9 +73,9 @@ async def test_many_games_two_instances_final_state_is_the_replayed_log(db_url: 
     from service.app import create_app
     from tests.openapi_check import validating_trace_config
 
-    a = TestClient(TestServer(create_app(make_settings(db_url))),
+    a = TestClient(Served(create_app(make_settings(db_url))),
                    trace_configs=[validating_trace_config()])
-    b = TestClient(TestServer(create_app(make_settings(db_url))),
+    b = TestClient(Served(create_app(make_settings(db_url))),
                    trace_configs=[validating_trace_config()])
     async with a, b:
         ada = await new_player(a)

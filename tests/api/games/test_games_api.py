@@ -304,12 +304,12 @@ async def test_a_body_that_is_not_what_its_content_encoding_says_is_a_400(
 async def test_blocked_then_undo_then_abandon_times_agree_with_the_log(db_url: str) -> None:
     """finished_at follows the game's end: blocked (undo leaves it), then abandoned; a new
     instance that replays the log says the same."""
-    from aiohttp.test_utils import TestServer
+
 
     from service.app import create_app
-    from tests.conftest import make_settings
+    from tests.conftest import Served, make_settings
 
-    async with TestClient(TestServer(create_app(make_settings(db_url)))) as a:
+    async with TestClient(Served(create_app(make_settings(db_url)))) as a:
         ada = await new_player(a)
         # Beleaguered Castle deal 6: row 7's free card onto row 2 leaves no legal move
         game = await new_game(a, ada, variant="beleaguered_castle", deal=6)
@@ -329,7 +329,7 @@ async def test_blocked_then_undo_then_abandon_times_agree_with_the_log(db_url: s
         events = (await (await a.get(f"{url}/events")).json())["events"]
         assert abandoned["finished_at"] == events[-1]["at"]
         assert (await a.post(f"{url}/undo", headers=auth(ada))).status == 409
-    async with TestClient(TestServer(create_app(make_settings(db_url)))) as b:
+    async with TestClient(Served(create_app(make_settings(db_url)))) as b:
         again = await (await b.get(url)).json()
         assert again == {**abandoned, "can_undo": again["can_undo"]}
 

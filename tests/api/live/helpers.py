@@ -22,7 +22,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from service.app import create_app
 from service.base.keys import METRICS_KEY
 
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ..helpers import auth
 
 Json = dict[str, Any]
@@ -32,7 +32,7 @@ WAIT = 10.0
 @contextlib.asynccontextmanager
 async def instances(db_url: str, *overrides: Json) -> AsyncIterator[list[TestClient]]:
     """Service instances on one database, each on its own test server."""
-    clients = [TestClient(TestServer(create_app(make_settings(db_url, **o)))) for o in overrides]
+    clients = [TestClient(Served(create_app(make_settings(db_url, **o)))) for o in overrides]
     for c in clients:
         await c.start_server()
     try:

@@ -1,4 +1,4 @@
-"""The table of open connections per address (service/base/addresses.py) on its own,
+"""The table of open connections per address (service/serving/addresses.py) on its own,
 without a service: an address is refused past its most and takes a place back when one is
 given back, a full table lets connections in uncounted, and the workers' counts of one
 address add up, a replacement worker starting from none of its predecessor's.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.base.addresses import REFUSED, UNCOUNTED, AddressCounts, SharedAddressCounts
+from service.serving.addresses import REFUSED, UNCOUNTED, AddressCounts, SharedAddressCounts
 
 
 def test_the_table_counts_an_address_refuses_past_the_most_and_takes_places_back() -> None:

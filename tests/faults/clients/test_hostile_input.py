@@ -17,12 +17,12 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from service.app import create_app
 
 from ...api.helpers import auth, new_game, new_player
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ...openapi_check import validating_trace_config
 from ..helpers import ServiceProcess
 
@@ -84,7 +84,7 @@ async def test_deeply_nested_json_is_a_400_or_a_413(client: TestClient) -> None:
 
 async def test_depth_100000_with_a_limit_that_lets_it_in_is_still_a_400(db_url: str) -> None:
     app = create_app(make_settings(db_url, max_body_bytes=1 << 20))
-    async with TestClient(TestServer(app), trace_configs=[validating_trace_config()]) as c:
+    async with TestClient(Served(app), trace_configs=[validating_trace_config()]) as c:
         for body in (b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 100_000 + b"1" + b"}" * 100_000):
             r = await c.post("/v1/players", data=body, headers={"Content-Type": "application/json"})
             await problem(r, 400)
@@ -352,7 +352,7 @@ async def test_many_live_streams_from_one_client(client: TestClient) -> None:
 async def test_live_streams_per_address_are_capped_when_limits_are_on(db_url: str) -> None:
     limit = 20
     app = create_app(make_settings(db_url, rate_limits="on", rate_streams_per_address=limit))
-    async with TestClient(TestServer(app), trace_configs=[validating_trace_config()]) as c:
+    async with TestClient(Served(app), trace_configs=[validating_trace_config()]) as c:
         ada = await new_player(c)
         game = await new_game(c, ada, deal=5)
         url = f"/v1/games/{game['id']}/stream"

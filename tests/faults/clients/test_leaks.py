@@ -14,12 +14,12 @@ from pathlib import Path
 
 import aiohttp
 import psutil
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from service.app import create_app
 
 from ...api.helpers import instance, new_game, new_player
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ...openapi_check import validating_trace_config
 from ..helpers import ROOT, ServiceProcess, until
 
@@ -149,7 +149,7 @@ async def test_metrics_answer_loopback_clients_and_the_holders_of_the_token(
 ) -> None:
     for token in ("s3cret-metrics", None, ""):
         settings = make_settings(db_url, metrics_token=token)
-        server = TestServer(create_app(settings), host="0.0.0.0")
+        server = Served(create_app(settings), host="0.0.0.0")
         async with TestClient(server, trace_configs=[validating_trace_config()]) as local:
             r = await local.get("/metrics")  # from 127.0.0.1
             assert r.status == 200 and "solitaire_" in await r.text()

@@ -6,7 +6,7 @@ import asyncio
 import signal
 from pathlib import Path
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from service.app import create_app
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
@@ -14,7 +14,7 @@ from service.base.ratelimit import SharedSlots, Slots, TokenBuckets
 from service.players import tries
 
 from ...api.helpers import auth, instance, new_game, new_player
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ...openapi_check import validating_trace_config
 
 
@@ -156,7 +156,7 @@ def test_worker_processes_share_one_table() -> None:
 
 def limited(db_url: str, **limits: object) -> TestClient:
     settings = make_settings(db_url, rate_limits="on", **limits)
-    return TestClient(TestServer(create_app(settings)), trace_configs=[validating_trace_config()])
+    return TestClient(Served(create_app(settings)), trace_configs=[validating_trace_config()])
 
 
 async def too_many(r: object) -> dict[str, object]:
@@ -254,7 +254,7 @@ async def test_a_streams_stored_events_cost_as_pages_do(db_url: str) -> None:
 async def test_rate_limits_off_lets_a_load_test_through(db_url: str) -> None:
     settings = make_settings(db_url, rate_limits="off", rate_players_per_minute=1,
                              rate_writes_per_minute=1, rate_address_writes_per_minute=1)
-    async with TestClient(TestServer(create_app(settings))) as c:
+    async with TestClient(Served(create_app(settings))) as c:
         ada = await new_player(c)
         await new_player(c, "bob")
         game = await new_game(c, ada, deal=5, autoplay=False)

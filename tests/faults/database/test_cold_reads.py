@@ -10,13 +10,12 @@ import signal
 import time
 
 import aiohttp
-from aiohttp.test_utils import TestServer
 
 from service.app import create_app
 from service.database.embedded import EmbeddedPostgres
 
 from ...api.contract.test_limits import longest_game
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ..helpers import migrated_database, signal_all
 
 DB_TIMEOUT = 2.0
@@ -29,7 +28,7 @@ async def test_reads_of_a_long_game_waiting_for_one_replay_keep_to_their_budget(
 ) -> None:
     url = await migrated_database(own_postgres, "cold")
     _ada, gid = await longest_game(url)
-    server = TestServer(create_app(make_settings(url, db_timeout=DB_TIMEOUT)))
+    server = Served(create_app(make_settings(url, db_timeout=DB_TIMEOUT)))
     await server.start_server()  # a new instance: nothing of the game in memory
     base = str(server.make_url("")).rstrip("/")
     try:

@@ -17,7 +17,6 @@ from typing import Any
 import aiohttp
 import asyncpg
 import pytest
-from aiohttp.test_utils import TestServer
 
 from bench.common import fresh_database
 from service.app import create_app
@@ -25,7 +24,7 @@ from service.base.keys import BACKEND_KEY
 from service.live.hub import HUB_KEY
 from service.verify.run import verify
 
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ..helpers import Driver, check_log, player_moves, until
 from .replicas import Server, primary_and_standby
 
@@ -102,8 +101,8 @@ async def test_a_promoted_synchronous_standby_has_every_acknowledged_move_once()
         # two instances: the players' moves go to the first, a stream is watched on the
         # second, which learns of them by its LISTEN connection, which must follow
         # (one write lane: batches of writes, group commit, are under way when it dies)
-        server = TestServer(create_app(make_settings(url, db_timeout=1.0, write_lanes=1)))
-        other = TestServer(create_app(make_settings(url, db_timeout=1.0)))
+        server = Served(create_app(make_settings(url, db_timeout=1.0, write_lanes=1)))
+        other = Served(create_app(make_settings(url, db_timeout=1.0)))
         await server.start_server()
         await other.start_server()
         base = str(server.make_url("")).rstrip("/")

@@ -7,13 +7,13 @@ import asyncio
 import time
 
 import asyncpg
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from service.app import create_app
 from service.base.keys import BACKEND_KEY
 from service.database.embedded import EmbeddedPostgres
 from tests.api.helpers import auth, instance, new_game, new_player
-from tests.conftest import make_settings
+from tests.conftest import Served, make_settings
 from tests.faults.helpers import migrated_database
 
 
@@ -21,7 +21,7 @@ async def test_health_answers_while_every_pooled_connection_is_taken(db_url: str
     """A burst of requests holding all of the pool's connections: the database still
     answers, and /healthz says so (200) rather than waiting DB_TIMEOUT for the pool."""
     app = create_app(make_settings(db_url, pool_min=1, pool_max=2, db_timeout=2))
-    async with TestClient(TestServer(app)) as client:
+    async with TestClient(Served(app)) as client:
         pool = app[BACKEND_KEY].store.pool
         held = [await pool.acquire(), await pool.acquire()]
         try:
@@ -41,7 +41,7 @@ async def test_health_after_the_database_restarted_answers_200_at_once(
     gone with the old one): the first /healthz after answers 200."""
     url = await migrated_database(own_postgres, "health")
     app = create_app(make_settings(url, pool_min=1, pool_max=2, db_timeout=2))
-    async with TestClient(TestServer(app)) as client:
+    async with TestClient(Served(app)) as client:
         assert (await client.get("/healthz")).status == 200
         await asyncio.to_thread(own_postgres.stop, "fast")
         r = await client.get("/healthz")

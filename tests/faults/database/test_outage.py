@@ -33,7 +33,6 @@ import aiohttp
 import asyncpg
 import psutil
 import pytest
-from aiohttp.test_utils import TestServer
 
 from service.app import create_app
 from service.base.keys import BACKEND_KEY
@@ -41,7 +40,7 @@ from service.database.embedded import EmbeddedPostgres
 from service.verify.run import verify
 
 from ...api.helpers import auth, instance, new_game, new_player
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ..helpers import (
     Driver,
     Request,
@@ -171,7 +170,7 @@ async def test_database_gone_or_hung_answers_503_then_recovers_without_a_restart
 
     # one write lane: writes that meet go in one statement (group commit), so the outages
     # cut batches as well as lone writes
-    server = TestServer(create_app(make_settings(url, db_timeout=DB_TIMEOUT, write_lanes=1)))
+    server = Served(create_app(make_settings(url, db_timeout=DB_TIMEOUT, write_lanes=1)))
     await server.start_server()
     base = str(server.make_url("")).rstrip("/")
     try:
@@ -334,7 +333,7 @@ async def test_a_hung_database_answers_transactions_within_db_timeout(
     within DB_TIMEOUT when the database hangs: their BEGIN waits no longer than their
     statements (asyncpg's own BEGIN waited the pool's 30 s), then work once it is back."""
     url = await migrated_database(own_postgres, "hung_transactions")
-    server = TestServer(create_app(make_settings(url, db_timeout=1.0)))
+    server = Served(create_app(make_settings(url, db_timeout=1.0)))
     await server.start_server()
     base = str(server.make_url("")).rstrip("/")
     try:
@@ -372,7 +371,7 @@ async def test_link_code_tries_the_database_never_judged_do_not_count(
     """Tries answered 503 while the database is gone are not counted: back, the address
     has its ten tries of the minute (a phone retrying through an outage is not locked out)."""
     url = await migrated_database(own_postgres, "link_tries")
-    server = TestServer(create_app(make_settings(url, rate_limits="on", db_timeout=1.0)))
+    server = Served(create_app(make_settings(url, rate_limits="on", db_timeout=1.0)))
     await server.start_server()
     base, body = str(server.make_url("/v1/tokens")), {"code": "AAAA-BBBB", "device": "x"}
     try:

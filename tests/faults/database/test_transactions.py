@@ -11,12 +11,11 @@ import uuid
 
 import aiohttp
 import asyncpg
-from aiohttp.test_utils import TestServer
 
 from service.app import create_app
 from service.database.embedded import EmbeddedPostgres, asyncpg_dsn
 
-from ...conftest import make_settings
+from ...conftest import Served, make_settings
 from ..helpers import migrated_database, signal_all
 
 DB_TIMEOUT = 2.0
@@ -27,7 +26,7 @@ async def test_a_transaction_that_meets_a_hung_database_answers_within_its_budge
     own_postgres: EmbeddedPostgres,
 ) -> None:
     url = await migrated_database(own_postgres, "transactions")
-    server = TestServer(create_app(make_settings(url, db_timeout=DB_TIMEOUT)))
+    server = Served(create_app(make_settings(url, db_timeout=DB_TIMEOUT)))
     await server.start_server()
     base = str(server.make_url("")).rstrip("/")
     holder = await asyncpg.connect(asyncpg_dsn(url))

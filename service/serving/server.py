@@ -6,11 +6,12 @@
   connection waits for its next request is not a request's (aiohttp closes it after its
   keep-alive timeout);
 - with RATE_LIMITS on, an address holds at most MAX_CONNECTIONS_PER_ADDRESS connections at
-  once, WebSockets included, counted across the workers (service/base/addresses.py): the
+  once, WebSockets included, counted across the workers (service/serving/addresses.py): the
   next is closed as soon as it is accepted, before a byte of it is read.
 
 `run` serves an app as aiohttp's web.run_app does, with a `GuardedRunner`: aiohttp's
-AppRunner whose server makes `GuardedHandler`s, aiohttp's RequestHandler with its asyncio
+AppRunner whose server asks the front first (service/serving/front.py) and makes
+`GuardedHandler`s, aiohttp's RequestHandler with its asyncio
 hooks extended (connection_made, data_received, connection_lost). A request's clock costs
 each read from the socket a few attribute reads and stores: no timer, no system call, no
 allocation. One sweep per process, every REQUEST_TIMEOUT_S / 8 (at most 1 s), counts the
@@ -33,12 +34,13 @@ from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
-from service.base.addresses import REFUSED, UNCOUNTED, AddressCounts
 from service.base.errors import RequestTimeout
 from service.base.problems import parser_problem, parser_reason, problem, problem_body
 from service.base.requests import client_address
-from service.base.responses import SERVER
+from service.base.responses import SERVER, every_answer_headers
 from service.base.settings import Settings
+from service.serving.addresses import REFUSED, UNCOUNTED, AddressCounts
+from service.serving.front import front
 
 # what aiohttp's web.run_app gives a keep-alive connection waiting for its next request
 KEEPALIVE_SECONDS = 75.0
@@ -58,9 +60,7 @@ class Guard:
         self.counts = counts
         # the headers the app's hooks give every answer, for the answers written here
         # (service/base/responses.py: answer_headers)
-        self.headers = {"X-Content-Type-Options": "nosniff"}
-        if settings.cors_origin_list:
-            self.headers["Vary"] = "Origin"
+        self.headers = every_answer_headers(bool(settings.cors_origin_list))
 
     def late(self) -> RequestTimeout:
         return RequestTimeout(f"the request was not complete {self.timeout:g} s after its"
@@ -201,7 +201,17 @@ class GuardedServer(web.Server):
         self._sweeping.cancel()
 
 
-class GuardedRunner(web.AppRunner):
+class FrontRunner(web.AppRunner):
+    """aiohttp's AppRunner whose server asks the app's front first (the 304s memory
+    gives: service/serving/front.py), then the app."""
+
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        server.request_handler = front(self.app, server.request_handler)
+        return server
+
+
+class GuardedRunner(FrontRunner):
     """aiohttp's AppRunner with a GuardedServer: aiohttp starts the app and builds its
     own server, whose handler and request factory the GuardedServer takes."""
 

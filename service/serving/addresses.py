@@ -1,5 +1,5 @@
 """Open connections per client address, counted in one table for all the WORKERS
-processes of a machine (MAX_CONNECTIONS_PER_ADDRESS; service/base/serving.py uses it).
+processes of a machine (MAX_CONNECTIONS_PER_ADDRESS; service/serving/server.py uses it).
 
 A slot of the table is an address's fingerprint and one count per worker process. A
 worker writes only its own count: taking a place reads every worker's count of the
