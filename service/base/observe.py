@@ -84,9 +84,8 @@ class Observer:
         started = time.perf_counter()
         status = 500
         try:
-            response = await handler(request)
+            response = await handler(request)  # (its X-Request-Id: responses.answer_headers)
             status = response.status
-            response.headers["X-Request-Id"] = rid
             return response  # type: ignore[no-any-return]
         except web.HTTPException as exc:
             status = exc.status

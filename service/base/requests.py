@@ -150,6 +150,18 @@ def int_query(request: web.Request, name: str, default: int | None, lo: int, hi:
     return value
 
 
+def after_query(request: web.Request, hi: int) -> int:
+    """The `after` of a page of a log (a game's, a race's): the seq its events follow, 0
+    by default. A `cursor`, how a board's pages go, is refused rather than ignored: the
+    first page again would be a client's pager going round forever."""
+    if "cursor" in request.query:
+        raise BadRequest("a log pages with 'after' (the 'next' of the previous page), not"
+                         " 'cursor'")  # fmt: skip
+    after = int_query(request, "after", 0, 0, hi)
+    assert after is not None
+    return after
+
+
 @dataclass(frozen=True, slots=True)
 class Idempotency:
     key: str

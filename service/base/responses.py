@@ -12,7 +12,7 @@ import orjson
 from aiohttp import web, web_response
 
 from service.base.backend import Backend
-from service.base.keys import METRICS_KEY
+from service.base.keys import METRICS_KEY, REQUEST_ID_KEY
 
 # every answer's Server header: no versions, which serve an attacker and no client
 SERVER: Final = "open-solitaire"
@@ -39,13 +39,18 @@ def every_answer_headers(vary_origin: bool) -> dict[str, str]:
 
 
 def answer_headers(vary_origin: bool) -> Prepare:
-    """The app's on_response_prepare: every answer (WebSocket handshakes, files and
-    problems included) says `X-Content-Type-Options: nosniff`, and `Vary: Origin` when
-    the answers to other origins differ (CORS_ORIGINS is set): then a cache never hands
-    one origin's answer to another. Two header writes per answer."""
+    """The app's on_response_prepare: every answer (WebSocket handshakes, streamed
+    answers, files and problems included) carries the request's X-Request-Id (the
+    observer's, service/base/observe.py) and says `X-Content-Type-Options: nosniff`, and
+    `Vary: Origin` when the answers to other origins differ (CORS_ORIGINS is set): then
+    a cache never hands one origin's answer to another. A streamed answer's headers go
+    before its handler returns, so they are written here, as the answer is prepared."""
 
     async def prepare(request: web.Request, response: web.StreamResponse) -> None:
         headers = response.headers
+        rid = request.get(REQUEST_ID_KEY)
+        if rid is not None:  # (an Expect's refusal, before the middlewares, has its own)
+            headers["X-Request-Id"] = rid
         headers["X-Content-Type-Options"] = "nosniff"
         if vary_origin:
             vary = headers.get("Vary")

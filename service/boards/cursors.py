@@ -27,6 +27,12 @@ MICROSECOND = timedelta(microseconds=1)
 # the largest whole numbers (exclusive) a cursor takes, by SQL type; a rank is a bigint
 _LIMITS = {"bigint": 2**63, "integer": 2**31}
 _DAMAGED = "this cursor is damaged; leave 'cursor' out for the first page"
+# a board's cursor whose MAC is not this board's: another board's (another deal, kind,
+# or player's friends), or altered
+_OTHER_BOARD = (
+    "this cursor was not given by this board (it is another board's, or altered): pass the"
+    " 'next' of this board's previous page, or leave 'cursor' out for the first page"
+)
 
 BoardKey = tuple[Any, ...]  # an entry's values of order.ORDER
 
@@ -104,7 +110,7 @@ def board_cursor(key: BoardKey, rank: int, secret: bytes) -> str:
 def parse_board_cursor(cursor: str, secret: bytes) -> tuple[BoardKey, int]:
     *parts, rank, mac = _decode("b2", cursor, len(ORDER) + 2)
     if not hmac.compare_digest(mac, _mac(secret, [*parts, rank])):
-        raise BadRequest(_DAMAGED)
+        raise BadRequest(_OTHER_BOARD)
     try:
         key = tuple(_read(c.type, part) for c, part in zip(ORDER, parts, strict=True))
         return key, _read("bigint", rank)

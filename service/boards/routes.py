@@ -41,6 +41,9 @@ def _flag(request: web.Request, name: str) -> bool:
 
 
 def _cursor(request: web.Request) -> str | None:
+    if "after" in request.query:  # (a log's pages go by `after`; a client's slip)
+        raise BadRequest("this list pages with 'cursor' (the 'next' of the previous page),"
+                         " not 'after'")  # fmt: skip
     cursor = request.query.get("cursor")
     if cursor is not None and not 0 < len(cursor) <= MAX_CURSOR:
         raise BadRequest("this cursor was not given by this service; leave 'cursor' out"

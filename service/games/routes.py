@@ -11,6 +11,7 @@ from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
 from service.base.requests import (
+    after_query,
     game_id,
     idempotency,
     int_query,
@@ -160,9 +161,7 @@ async def destinations(request: web.Request) -> web.Response:
 def _page(request: web.Request) -> tuple[int, int | None]:
     """The page of a log a request asks: `after`, and `limit` (more than a page is asked
     as a page: `next` says where the rest begins)."""
-    after = int_query(request, "after", 0, 0, 2**31 - 1)
-    assert after is not None
-    return after, int_query(request, "limit", None, 1, 2**31 - 1)
+    return after_query(request, 2**31 - 1), int_query(request, "limit", None, 1, 2**31 - 1)
 
 
 @remembered(_known_page)

@@ -24,6 +24,7 @@ from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
 from service.base.requests import (
     MAX_SEQ,
+    after_query,
     idempotency,
     int_query,
     parse_body,
@@ -70,9 +71,8 @@ async def get_race(request: web.Request) -> web.Response:
 async def events(request: web.Request) -> web.Response:
     """The race's log as JSON, a page at a time, like a game's /events."""
     rid = race_id(request)
-    after = int_query(request, "after", 0, 0, MAX_SEQ)
+    after = after_query(request, MAX_SEQ)
     limit = int_query(request, "limit", None, 1, MAX_SEQ)
-    assert after is not None
     page, version = await races.events_page(request.app[BACKEND_KEY], rid, after, limit)
     return tagged_response(request, page, f"{rid}.{version}.events.{after}.{limit or ''}")
 
@@ -85,8 +85,7 @@ async def join_race(request: web.Request) -> web.Response:
 
 async def stream(request: web.Request) -> web.StreamResponse:
     rid = race_id(request)
-    after = int_query(request, "after", 0, 0, MAX_SEQ)
-    assert after is not None
+    after = after_query(request, MAX_SEQ)
     ws = sockets.websocket(request, f"GET /v1/races/{rid} gives the race as JSON")
     backend = request.app[BACKEND_KEY]
     race = await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade

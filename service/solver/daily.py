@@ -19,12 +19,13 @@ def today() -> datetime:
 def daily_view(
     variant: str, solver: Solver | None = None, grade: str | None = None
 ) -> dict[str, Any]:
-    """The day's deal, of a grade when one is named; its opening is searched in the
-    background (hints come at once)."""
+    """The day's deal, of a grade when one is named: the day's deal itself when it is of
+    that grade (one deal of the day, whichever way it is asked for), else one of that
+    grade picked for the day. Its opening is searched in the background (hints come at
+    once)."""
     day = today().date()
-    if grade is None:
-        deal = table(variant).daily_deal(day)
-    else:
+    deal = table(variant).daily_deal(day)
+    if grade is not None and grades(variant).grade(deal) != grade:
         deal = of_grade(variant, grade, lambda graded: graded.daily_deal(grade, day))
     if solver is not None:
         solver.prefetch(Game.new(variant, deal)[0].position)

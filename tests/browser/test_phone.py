@@ -99,3 +99,18 @@ async def test_a_phone_folds_the_new_game_form_while_a_game_is_on(pages: Pages) 
     desktop = await pages.new()
     await open_deal(desktop, "freecell", 614)
     assert await desktop.is_visible("#new-game") and await desktop.is_hidden("#new-game-toggle")
+
+
+async def test_large_text_on_a_phone_fits_its_width(pages: Pages) -> None:
+    """The browser's text at 200 %: the welcome's form and a game's page wrap to the
+    phone's width rather than scroll sideways."""
+    width, height = PHONE
+    page = await pages.new(width=width, height=height)
+    cdp = await page.context.new_cdp_session(page)
+    await cdp.send("Page.enable")
+    await cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
+    for path in ("/", "/?variant=beleaguered_castle&deal=4"):
+        await page.goto(path)
+        await idle(page)
+        wide = await page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= width, (path, wide)

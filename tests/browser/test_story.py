@@ -28,6 +28,7 @@ from .helpers import (
     new_game,
     new_player,
     no_axe_violations,
+    open_deal,
     play,
     post,
     shoot,
@@ -274,3 +275,19 @@ async def test_following_players_from_the_board(pages: Pages, http: aiohttp.Clie
     await idle(page)
     await page.wait_for_selector(f'[data-follow="{bob["id"]}"][aria-pressed="true"]')
     assert await follow[ann["id"]].get_attribute("aria-pressed") == "false"
+
+
+async def test_the_record_panel_counts_what_the_server_counts(pages: Pages) -> None:
+    """A win this device kept (a hinted one, say) that the server's record does not count
+    is no best time and no deal won in the panel: the server's record is the judge."""
+    page = await pages.new()
+    await open_deal(page, VARIANT, DEAL)
+    kept = {VARIANT: {"won": [10], "best": {"elapsed_ms": 27_000, "moves": 65, "deal": 10}}}
+    await page.evaluate(
+        "(kept) => localStorage.setItem('open-solitaire.record', JSON.stringify(kept))", kept
+    )
+    await page.reload()
+    await idle(page)
+    await page.wait_for_selector("#record >> text=0 won of 1 played")
+    text = await page.text_content("#record") or ""
+    assert "Best time" not in text and "Deals won" not in text, text

@@ -185,7 +185,7 @@ function racerRow(p) {
   details.className = "details";
   const time = p.elapsed_ms !== null && p.elapsed_ms !== undefined && p.status === "won"
     ? ` in ${formatTime(p.elapsed_ms)}` : "";
-  details.append(span("moves", String(p.moves)), " moves · ",
+  details.append(span("moves", String(p.moves)), p.moves === 1 ? " move · " : " moves · ",
     span("foundation_cards", String(p.foundation_cards)), "/52 up · ",
     span("status", p.status || "joined"), time);
   li.append(details);

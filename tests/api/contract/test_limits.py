@@ -74,6 +74,20 @@ async def test_a_request_id_is_taken_only_when_harmless(client: TestClient) -> N
         assert r.headers["X-Request-Id"] != bad and len(r.headers["X-Request-Id"]) == 16
 
 
+async def test_a_streamed_answer_and_a_websocket_carry_the_request_id(
+    client: TestClient,
+) -> None:
+    """Their headers go before the handler returns: the export's, a stream's 101."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=617, autoplay=False)
+    mine = {"X-Request-Id": "app-7", **auth(ada)}
+    r = await client.get("/v1/players/me/export", headers=mine)
+    assert r.status == 200 and r.headers["X-Request-Id"] == "app-7"
+    await r.read()
+    async with client.ws_connect(f"/v1/games/{game['id']}/stream", headers=mine) as ws:
+        assert ws._response.headers["X-Request-Id"] == "app-7"
+
+
 async def test_the_page_allows_only_its_own_origin(client: TestClient) -> None:
     for path in ("/", "/static/main.js"):
         r = await client.get(path)

@@ -64,6 +64,8 @@ async def test_the_days_deal_of_each_grade(client: TestClient, variant: str) -> 
         again = await (await client.get(f"/v1/daily/{variant}", params={"grade": grade})).json()
         assert again == body
         seen.add(body["deal"])
+        # the day's deal asked with its own grade is the day's deal: one deal of the day
+        assert (body["deal"] == plain["deal"]) is (grade == plain["grade"])
     assert len(seen) == len(GRADES)
     r = await client.get(f"/v1/daily/{variant}", params={"grade": "nightmare"})
     assert r.status == 400

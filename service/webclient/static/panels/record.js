@@ -1,6 +1,6 @@
 // The side panel with the player's record: games won, streak, best times and the deals won
-// (the server's record of the player, or else the wins this device kept), and a link to
-// the player's whole story (`/?player={id}`).
+// (the server's record of the player, or, from a server that keeps none, the wins this
+// device kept), and a link to the player's whole story (`/?player={id}`).
 
 import { ApiError } from "../api.js";
 import { TITLES } from "../cards.js";
@@ -58,9 +58,11 @@ function show(server, player) {
   const local = readJson(RECORD_KEY) || {};
   const won = {};
   const best = {};
+  // a server that keeps records is the one judge: a win it does not count (with hints,
+  // or faster than a hand) is no best time and no deal won here either
   for (const variant of Object.keys(TITLES)) {
-    won[variant] = server?.won_deals?.[variant] || local[variant]?.won || [];
-    best[variant] = server?.best_times?.[variant] || local[variant]?.best || null;
+    won[variant] = (server ? server.won_deals?.[variant] : local[variant]?.won) || [];
+    best[variant] = (server ? server.best_times?.[variant] : local[variant]?.best) || null;
   }
   const box = $("#record");
   const parts = [];

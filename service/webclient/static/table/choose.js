@@ -82,7 +82,7 @@ export async function selectCard(card) {
   app.selection.legal = targetsOf(moves, where.pile, where.count);
   refreshMarks();
   const what = where.count > 1
-    ? `${capital(cardName(card))} and the ${where.count - 1} card${where.count > 2 ? "s" : ""} on it`
+    ? `${capital(cardName(card))} and the ${where.count > 2 ? `${where.count - 1} cards` : "card"} on it`
     : capital(cardName(card));
   if (where.count > 1 && app.game.variant !== "freecell") {
     // (a run moves as one only in FreeCell: the other games move one card at a time)
