@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import re
-import secrets
 from typing import Any, Final
 
 import orjson
@@ -30,6 +29,7 @@ from service.base.errors import (
 )
 from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
 from service.base.logs import printable
+from service.base.observe import request_id
 from service.database.connections import DatabaseUnavailable, SignedOut, VersionConflict
 
 log = logging.getLogger("service.problems")
@@ -209,10 +209,10 @@ async def expectation(request: web.Request) -> web.StreamResponse | None:
     is sent and before the middlewares (aiohttp asks each route's expect handler): a body
     declared larger than MAX_BODY_BYTES is refused with 413 at once, rather than invited
     with 100 Continue and refused once sent; an expectation other than 100-continue is
-    417; else 100 Continue, as aiohttp's own handler says it. (Its refusals have a request
-    id of their own: the observer has not seen the request.)"""
+    417; else 100 Continue, as aiohttp's own handler says it. (The observer has not seen
+    the request: its refusals take the request's id here.)"""
     expect = request.headers.get("Expect", "")
-    ours = {"X-Request-Id": secrets.token_hex(8)}
+    ours = {"X-Request-Id": request_id(request.headers)}
     if expect.lower() != "100-continue":
         said = printable(expect)[:40]
         return problem(417, f"the only expectation met is 100-continue, not {said!r}",

@@ -85,16 +85,17 @@ def private(response: R) -> R:
     return response
 
 
-def holds_tag(request: web.Request, tag: str) -> bool:
-    """Whether the request's If-None-Match holds `tag` (or `*`): weak comparison, as
-    RFC 9110 has it for If-None-Match."""
+def holds_tag(request: web.Request, tag: str, star: bool = True) -> bool:
+    """Whether the request's If-None-Match holds `tag` (or `*`, unless not `star`): weak
+    comparison, as RFC 9110 has it for If-None-Match."""
     raw = request.headers.get("If-None-Match")
     if raw is None:
         return False
     if raw == f'"{tag}"':  # (the usual: the one tag the client holds)
         return True
     offered = request.if_none_match
-    return bool(offered) and any(e.value in (tag, "*") for e in offered)
+    held = (tag, "*") if star else (tag,)
+    return bool(offered) and any(e.value in held for e in offered)
 
 
 def not_modified(request: web.Request, tag: str) -> web.Response | None:
@@ -146,8 +147,8 @@ async def not_modified_from_memory(
     nothing ran since `known` was asked). Else None: the database answers (and a second
     ask of the same request, the route's after the front's, waits for nothing; `first`:
     none came before)."""
-    if known is None or not holds_tag(request, known.tag):
-        return None
+    if known is None or not holds_tag(request, known.tag, star=False):
+        return None  # (`*`: the answer's own tag is the log's to say, a won game's too)
     if known.now is not None and not backend.alone() and (
         (not first and _MEMORY_ASKED in request)
         or not await backend.caught_up(time.monotonic())

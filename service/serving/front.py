@@ -12,8 +12,9 @@ middleware does: the request's id, its count and latency, its access line
 
 Everything else goes to the app as it came, and so does any request the front is unsure
 of: another method, no If-None-Match, an Origin (CORS is the app's), an Expect, a header
-of problems.ONCE sent twice, a request the rate limits charge, a path or query the route
-would refuse, a tag memory cannot vouch for. The app then answers as it would have.
+of problems.ONCE sent twice, a request the rate limits charge, a path with an escape in
+it, a path or query the route would refuse, a tag memory cannot vouch for (or `*`). The
+app then answers as it would have.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def front(app: web.Application, handle: Handler) -> Handler:
         if (request.method != "GET" or "If-None-Match" not in asked or "Origin" in asked
                 or "Expect" in asked):  # fmt: skip
             return await handle(request)
-        found = which(request.path)
+        # (an escape in the path, `%2F` say, is read by the router as sent: the app's)
+        found = None if "%" in request.rel_url.raw_path else which(request.path)
         if found is None:
             return await handle(request)
         match, name, known_of = found

@@ -35,6 +35,7 @@ from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
 from service.base.errors import RequestTimeout
+from service.base.observe import new_request_id
 from service.base.problems import parser_problem, parser_reason, problem, problem_body
 from service.base.requests import client_address
 from service.base.responses import SERVER, every_answer_headers
@@ -168,6 +169,7 @@ class GuardedHandler(RequestHandler):
         status, slug, detail = parser_problem(status, exc)
         response = problem(status, detail, slug)
         response.headers.update(self._guard.headers)
+        response.headers["X-Request-Id"] = new_request_id()  # (the request's own is unread)
         response.force_close()
         return response
 

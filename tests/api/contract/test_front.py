@@ -8,6 +8,7 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.test_utils import TestClient
+from yarl import URL
 
 from service.app import create_app
 from tests.conftest import Served, make_settings
@@ -92,6 +93,18 @@ async def test_what_the_front_is_unsure_of_goes_to_the_app(db_url: str) -> None:
         assert r.status == 400 and r.content_type == "application/problem+json"
         r = await c.get("/v1/leaderboards/nogame/617", headers={"If-None-Match": tag})
         assert r.status == 400 and reached[-1] == "/v1/leaderboards/nogame/617"
+        # an escaped slash is no slash to the router: no such game, for the front too
+        moves = await tag_of(c, f"{url}/legal-moves")
+        r = await c.get(URL(f"{url}%2Flegal-moves", encoded=True),
+                        headers={"If-None-Match": moves})  # fmt: skip
+        assert r.status == 404 and reached[-1] == f"{url}%2Flegal-moves"
+        board = await tag_of(c, "/v1/leaderboards/freecell/617")
+        r = await c.get(URL("/v1/leaderboards/freecell%2F617", encoded=True),
+                        headers={"If-None-Match": board})  # fmt: skip
+        assert r.status == 404
+        # `*`: the answer's own tag is the app's to say
+        r = await c.get(url, headers={"If-None-Match": "*"})
+        assert r.status == 304 and r.headers["ETag"] == tag and reached[-1] == url
         # a front 304 says Vary: Origin too when the answers of origins differ
         reached.clear()
         r = await c.get(url, headers={"If-None-Match": tag})

@@ -134,9 +134,10 @@ async def test_catch_up_races_with_moves_no_gap_no_duplicate(
         gid = (await new_game(a, ada, deal=11, autoplay=True))["id"]
         rng = random.Random(11)
 
-        async def mover() -> None:
+        async def mover() -> None:  # (paced: on a loaded machine too, joins come between)
             for _ in range(20):
                 await write(a, ada, gid, rng)
+                await asyncio.sleep(0.01)
 
         moving = asyncio.create_task(mover())
         sockets = []

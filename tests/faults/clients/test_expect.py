@@ -12,7 +12,7 @@ from aiohttp.test_utils import TestClient
 
 HEAD = (
     "POST /v1/players HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-    "Content-Length: {length}\r\nExpect: {expect}\r\n\r\n"
+    "Content-Length: {length}\r\nExpect: {expect}\r\nX-Request-Id: app-9\r\n\r\n"
 )
 
 
@@ -39,7 +39,7 @@ async def answers(
 async def test_a_body_declared_too_large_is_refused_before_it_is_sent(client: TestClient) -> None:
     head, _ = await answers(client, 100_000_000, "100-continue")
     assert head.startswith(b"HTTP/1.1 413 "), head
-    assert b"application/problem+json" in head and b"X-Request-Id: " in head
+    assert b"application/problem+json" in head and b"X-Request-Id: app-9\r\n" in head
 
 
 async def test_a_body_within_the_limit_is_invited_then_answered(client: TestClient) -> None:
@@ -52,4 +52,4 @@ async def test_a_body_within_the_limit_is_invited_then_answered(client: TestClie
 async def test_another_expectation_is_417(client: TestClient) -> None:
     head, _ = await answers(client, 10, "something-else")
     assert head.startswith(b"HTTP/1.1 417 Expectation Failed"), head
-    assert b"application/problem+json" in head and b"X-Request-Id: " in head
+    assert b"application/problem+json" in head and b"X-Request-Id: app-9\r\n" in head
