@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from aiohttp import web
 
@@ -51,53 +51,70 @@ def _cursor(request: web.Request) -> str | None:
     return cursor
 
 
-def _public(request: web.Request, path: Mapping[str, str]) -> tuple[Any, ...] | None:
-    """The key of the public page of a board the request asks for (no `around`, no
-    `friends`), checked as the route checks it (raising its refusal); None for another."""
-    variant, deal = path["variant"], deal_in_path(path["deal"])
+class Asked(NamedTuple):
+    """What a request of a board asks, read and checked as far as it goes without the
+    variant's table (its refusals raised in the order a client meets them)."""
+
+    variant: str
+    deal: int
+    kind: str
+    limit: int
+    cursor: str | None
+    friends: bool
+    around: str | None
+
+    @property
+    def public(self) -> bool:  # the full board's page, the same for everyone
+        return not self.friends and self.around is None
+
+
+def _asked(request: web.Request, path: Mapping[str, str]) -> Asked:
+    deal = deal_in_path(path["deal"])
     limit = int_query(request, "limit", 20, 1, 100)
+    assert limit is not None
     cursor = _cursor(request)
     kind = boards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
-    if _flag(request, "friends") or request.query.get("around") is not None:
-        return None
-    return (checked_deal(variant, deal), deal, kind, limit, cursor)
+    return Asked(path["variant"], deal, kind, limit, cursor, _flag(request, "friends"),
+                 request.query.get("around"))  # fmt: skip
 
 
-def _known(backend: Backend, request: web.Request, path: Mapping[str, str]) -> Known | None:
+def _page_key(asked: Asked) -> tuple[Any, ...]:
+    """A public page's key in memory (boards/known.py), its deal checked."""
+    return (checked_deal(asked.variant, asked.deal), asked.deal, asked.kind, asked.limit,
+            asked.cursor)  # fmt: skip
+
+
+def _known_page(backend: Backend, key: tuple[Any, ...]) -> Known | None:
     """The public page's tag that memory knows current (known.known_tag)."""
-    key = _public(request, path)
-    if key is None:
-        return None
     tag = known.known_tag(backend, key, key[0], key[1])
     return None if tag is None else Known(
         tag, lambda: known.known_tag(backend, key, key[0], key[1])
     )
 
 
+def _known(backend: Backend, request: web.Request, path: Mapping[str, str]) -> Known | None:
+    asked = _asked(request, path)
+    return _known_page(backend, _page_key(asked)) if asked.public else None
+
+
 @remembered(_known)
 async def board(request: web.Request) -> web.Response:
     backend = request.app[BACKEND_KEY]
-    key = _public(request, request.match_info)
-    if key is not None:  # a public page: its 304 from memory while it is known current
+    asked = _asked(request, request.match_info)
+    variant, deal, kind, limit, cursor, _, around = asked
+    if asked.public:  # its 304 from memory while it is known current
+        key = _page_key(asked)
         if request.if_none_match and (unchanged := await not_modified_from_memory(
-            request, _known(backend, request, request.match_info), backend
+            request, _known_page(backend, key), backend
         )) is not None:  # fmt: skip
             return unchanged
-        variant, deal, kind, limit, cursor = key
-        before = known.seen(backend, variant, deal)
+        before = known.seen(backend, key[0], deal)
         response = tagged_response(
-            request, await boards.board(backend, variant, deal, limit, cursor, kind)
+            request, await boards.board(backend, key[0], deal, limit, cursor, kind)
         )
         known.remember(backend, key, response.headers["ETag"].strip('"'), before)
         return response
-    variant = request.match_info["variant"]
-    deal = deal_in_path(request.match_info["deal"])
-    limit = int_query(request, "limit", 20, 1, 100)
-    assert limit is not None
-    cursor = _cursor(request)
-    around = request.query.get("around")
-    kind = boards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
-    if _flag(request, "friends"):
+    if asked.friends:
         if around is not None:
             raise BadRequest("give either 'around=me' or 'friends=true', not both")
         checked_deal(variant, deal)  # a bad board is a 400/422 before the token
