@@ -103,9 +103,11 @@ async def outage(
     go_away: Callable[[], Awaitable[None]],
     come_back: Callable[[], Awaitable[None]],
 ) -> Outage:
-    acked = {d.game_id: d.acknowledged for d in drivers}
     began_at, began = time.time(), time.monotonic()
     await go_away()
+    # counted once it is away: a driver's next acknowledgment is then of its request in
+    # flight (its requests go one at a time), so AFTER more mean that one was answered
+    acked = {d.game_id: d.acknowledged for d in drivers}
     in_flight = [d.pending for d in drivers if d.pending is not None]
     checks = []
     try:
