@@ -27,7 +27,7 @@ from service.base.keys import (
     SETTINGS_KEY,
 )
 from service.base.metrics import Metrics
-from service.base.observe import Observer
+from service.base.observe import OBSERVER_KEY, Observer
 from service.base.problems import expectation, problem_middleware
 from service.base.ratelimit import MinuteWindows, RateLimiter, Slots
 from service.base.responses import answer_headers, name_the_server
@@ -255,7 +255,8 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
         raise RuntimeError(problem)
     limits = limits if limits is not None else Slots.private()
     metrics = Metrics()
-    middlewares = [Observer(settings, metrics).middleware, problem_middleware]
+    observer = Observer(settings, metrics)
+    middlewares = [observer.middleware, problem_middleware]
     if settings.rate_limits_on:
         limiter = RateLimiter(settings, slots=limits)
         middlewares.append(limiter.middleware)
@@ -271,6 +272,7 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
         )
     app[LINK_KEY] = link_code_key(settings)
     app[METRICS_KEY] = metrics
+    app[OBSERVER_KEY] = observer
     app.cleanup_ctx.append(database_ctx(settings))
     app.cleanup_ctx.append(maintenance_ctx)
     app.cleanup_ctx.append(stream_ctx)

@@ -99,6 +99,14 @@ class Observer:
         finally:
             if budget is not None:
                 budget.open = False
-            info = request.match_info.route.resource
-            route = info.canonical if info is not None else "unmatched"
-            self.done(request, rid, route, status, started)
+            self.done(request, rid, route_name(request), status, started)
+
+
+def route_name(request: web.Request) -> str:
+    """The route a request took, as the metrics and the access log name it."""
+    info = request.match_info.route.resource
+    return info.canonical if info is not None else "unmatched"
+
+
+# the app's observer: its middleware's, and what answers before the middlewares report to
+OBSERVER_KEY = web.AppKey("observer", Observer)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from typing import Any, Final
 
 import orjson
@@ -29,7 +30,7 @@ from service.base.errors import (
 )
 from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
 from service.base.logs import printable
-from service.base.observe import request_id
+from service.base.observe import OBSERVER_KEY, request_id, route_name
 from service.database.connections import DatabaseUnavailable, SignedOut, VersionConflict
 
 log = logging.getLogger("service.problems")
@@ -210,25 +211,28 @@ async def expectation(request: web.Request) -> web.StreamResponse | None:
     declared larger than MAX_BODY_BYTES is refused with 413 at once, rather than invited
     with 100 Continue and refused once sent; an expectation other than 100-continue is
     417; else 100 Continue, as aiohttp's own handler says it. (The observer has not seen
-    the request: its refusals take the request's id here.)"""
+    the request: its refusals take the request's id, count and access line here.)"""
+    started = time.perf_counter()
     expect = request.headers.get("Expect", "")
-    ours = {"X-Request-Id": request_id(request.headers)}
+    rid = request_id(request.headers)
     if expect.lower() != "100-continue":
         said = printable(expect)[:40]
-        return problem(417, f"the only expectation met is 100-continue, not {said!r}",
-                       "expectation-failed", headers=ours)  # fmt: skip
-    limit = request.app[SETTINGS_KEY].max_body_bytes
-    if request.content_length is not None and request.content_length > limit:
-        response = problem(
+        refusal = problem(417, f"the only expectation met is 100-continue, not {said!r}",
+                          "expectation-failed", headers={"X-Request-Id": rid})  # fmt: skip
+    else:
+        limit = request.app[SETTINGS_KEY].max_body_bytes
+        if request.content_length is None or request.content_length <= limit:
+            if request.version == HttpVersion11:
+                await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                request.writer.output_size = 0  # (the answer's head is still to come)
+            return None
+        refusal = problem(
             413, f"the request body is larger than the {limit // 1024} KiB this service accepts",
-            "too-large", headers=ours,
+            "too-large", headers={"X-Request-Id": rid},
         )
-        response.force_close()  # (its body, if sent all the same, is not read)
-        return response
-    if request.version == HttpVersion11:
-        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-        request.writer.output_size = 0  # (the answer's head is still to come)
-    return None
+        refusal.force_close()  # (its body, if sent all the same, is not read)
+    request.app[OBSERVER_KEY].done(request, rid, route_name(request), refusal.status, started)
+    return refusal
 
 
 def repeated(request: web.BaseRequest) -> str | None:

@@ -26,8 +26,8 @@ from typing import Final, cast
 
 from aiohttp import web
 
-from service.base.keys import BACKEND_KEY, LIMITS_KEY, METRICS_KEY, SETTINGS_KEY
-from service.base.observe import Observer, request_id
+from service.base.keys import BACKEND_KEY, LIMITS_KEY, SETTINGS_KEY
+from service.base.observe import OBSERVER_KEY, request_id
 from service.base.problems import repeated
 from service.base.responses import Recall, every_answer_headers, not_modified_from_memory
 
@@ -56,7 +56,7 @@ def front(app: web.Application, handle: Handler) -> Handler:
     ]
     if not quicks:
         return handle
-    observer = Observer(app[SETTINGS_KEY], app[METRICS_KEY])
+    observer = app[OBSERVER_KEY]
     limiter = app.get(LIMITS_KEY)
     headers = every_answer_headers(bool(app[SETTINGS_KEY].cors_origin_list))
 

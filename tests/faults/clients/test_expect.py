@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
+import pytest
 from aiohttp.test_utils import TestClient
+
+from service.app import create_app
+from tests.conftest import Served, make_settings
 
 HEAD = (
     "POST /v1/players HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
@@ -53,3 +58,20 @@ async def test_another_expectation_is_417(client: TestClient) -> None:
     head, _ = await answers(client, 10, "something-else")
     assert head.startswith(b"HTTP/1.1 417 Expectation Failed"), head
     assert b"application/problem+json" in head and b"X-Request-Id: app-9\r\n" in head
+
+
+async def test_its_refusals_are_counted_and_logged_as_every_answer_is(
+    db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = create_app(make_settings(db_url, log_requests=True))
+    async with TestClient(Served(app)) as c:
+        with caplog.at_level(logging.INFO, logger="service.access"):
+            assert (await answers(c, 10, "something-else"))[0].startswith(b"HTTP/1.1 417 ")
+            assert (await answers(c, 100_000_000, "100-continue"))[0].startswith(b"HTTP/1.1 413 ")
+        lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "service.access"]
+        assert [(line["request_id"], line["route"], line["status"]) for line in lines] == [
+            ("app-9", "/v1/players", 417), ("app-9", "/v1/players", 413)]
+        metrics = await (await c.get("/metrics")).text()
+        for status in (413, 417):
+            assert (f'solitaire_http_requests_total{{method="POST",route="/v1/players",'
+                    f'status="{status}"}} 1.0') in metrics  # fmt: skip
