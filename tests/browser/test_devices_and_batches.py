@@ -261,3 +261,25 @@ async def test_a_game_ended_elsewhere_updates_the_message_and_the_record(
     assert await field(page, "status") == "abandoned"
     assert "in a row" not in (await page.text_content("#record") or "")
     assert "abandoned" in (await page.text_content("#message") or "")
+
+
+async def test_a_move_that_got_no_answer_is_told_until_the_server_answers_again(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    top = (await shown(page))["tableau"][0][-1]
+
+    async def cut(route: Any) -> None:
+        await route.abort()
+
+    # the network goes, for the page's requests (its live stream stays: no tap needed)
+    away = re.compile(r"/v1/games/[0-9a-f-]{36}/moves$|/healthz$")
+    await page.route(away, cut)
+    await double_click(page, top)
+    message = page.locator("#message")
+    await message.filter(has_text="cannot be reached").wait_for(timeout=10_000)
+    await page.unroute(away, cut)
+    # back without a tap: the page finds the server again and reads the game
+    await message.filter(has_text="Connected again").wait_for(timeout=10_000)
+    game = await same_as_api(page, http, game_id)
+    assert game["version"] == 1 and game["moves"] == 0

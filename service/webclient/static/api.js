@@ -27,6 +27,7 @@ export function randomKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+const ASK_AGAIN_MS = 3000; // while the server cannot be reached, it is asked this often
 const KEPT_MAX = 200; // answers kept for If-None-Match, at most this many
 const KEPT_CHARS = 4_000_000; // and this much text in all
 
@@ -37,6 +38,9 @@ export class Api {
     this.kept = new Map(); // GET address (and token) -> {etag, text}: the last 200 with an ETag
     this.keptChars = 0;
     this.onSignedOut = null; // called when a request made with the token is refused (401)
+    this.onReached = null; // called when the server answers again after a request got nothing
+    this.unreachable = false; // since a request got no answer, until one does
+    this.askTimer = null;
   }
 
   /** What a GET answered last time, kept by address and by the token it was asked with
@@ -80,8 +84,10 @@ export class Api {
         cache: "no-store",
       });
     } catch {
+      this.lost();
       throw new ApiError(0, { detail: UNREACHABLE });
     }
+    if (this.unreachable) this.reached();
     const date = response.headers.get("Date");
     if (date) {
       const offset = Date.parse(date) + 500 - Date.now(); // the header drops milliseconds
@@ -111,6 +117,32 @@ export class Api {
       throw error;
     }
     return data;
+  }
+
+  /** A request got no answer: until one does, the server is asked every few seconds (and
+   * at once when the device says it is online again), so that the page can say it is back
+   * without waiting for the player's next tap. */
+  lost() {
+    if (this.unreachable) return;
+    this.unreachable = true;
+    const ask = () => {
+      clearTimeout(this.askTimer);
+      if (!this.unreachable) return;
+      fetch("/healthz", { cache: "no-store" }).then(
+        () => { if (this.unreachable) this.reached(); },
+        () => { this.askTimer = setTimeout(ask, ASK_AGAIN_MS); },
+      );
+    };
+    this.askAgain = ask;
+    globalThis.addEventListener?.("online", ask);
+    this.askTimer = setTimeout(ask, ASK_AGAIN_MS);
+  }
+
+  reached() {
+    this.unreachable = false;
+    clearTimeout(this.askTimer);
+    globalThis.removeEventListener?.("online", this.askAgain);
+    this.onReached?.();
   }
 
   get(path, options) {

@@ -27,6 +27,18 @@ export const replay = new Replay(api, { boards, say, player: () => app.player })
 // ------------------------------------------------------------------ opening games
 
 let lostTimer = null; // until the player is told that the connection is lost
+const BACK = "Connected again: the game is as the server has it.";
+const told = () => $("#message").textContent === UNREACHABLE;
+
+// a request that got no answer said so (UNREACHABLE); once the server answers again, the
+// game is read again (a move whose answer was lost may have been made) and the page says so
+api.onReached = () => {
+  if (!told()) return;
+  enqueue(async () => {
+    if (app.mode === "play") await reload();
+    if (told()) say(BACK);
+  });
+};
 
 function stopFeed() {
   clearTimeout(lostTimer); // (a lost connection of a game no longer shown is no news)
@@ -38,11 +50,10 @@ function stopFeed() {
  * closing a stream on purpose reconnects at once), and when it is back. */
 function tellConnection(mode) {
   clearTimeout(lostTimer);
-  const told = () => $("#message").textContent === UNREACHABLE;
   if (mode === "connecting" && app.mode === "play") {
     lostTimer = setTimeout(() => say(UNREACHABLE, "error"), 2000);
   } else if (mode === "live" && told()) {
-    say("Connected again: the game is as the server has it.");
+    say(BACK);
   }
 }
 
