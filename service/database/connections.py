@@ -94,8 +94,10 @@ async def init_connection(conn: asyncpg.Connection) -> None:
 
 # a lost, refused or too slow connection, a statement the server gave up (cancelled by
 # an operator, past a server-side statement_timeout or lock_timeout: nothing of it was
-# written), or a server that takes no writes (a standby; default_transaction_read_only
-# set, as a managed database does when its disk is full): DatabaseUnavailable
+# written), a server that takes no writes (a standby; default_transaction_read_only
+# set, as a managed database does when its disk is full), or one short of resources or
+# failing underneath (SQLSTATE classes 53 and 58: its disk full, its memory out, its
+# connection slots taken, an I/O error; the statement fails whole): DatabaseUnavailable
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     asyncpg.exceptions.ReadOnlySQLTransactionError,
@@ -108,7 +110,8 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.PostgresConnectionError,
     asyncpg.exceptions.AdminShutdownError,
     asyncpg.exceptions.CrashShutdownError,
-    asyncpg.exceptions.TooManyConnectionsError,
+    asyncpg.exceptions.InsufficientResourcesError,
+    asyncpg.exceptions.PostgresSystemError,
     asyncpg.exceptions.InternalClientError,
 )
 # a connection whose protocol is left mid-operation (its server died under a statement,
