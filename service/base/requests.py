@@ -176,10 +176,13 @@ KEY_REUSED: Final = (
 
 
 def request_hash(route: str, body: BaseModel) -> str:
-    """The request as its body was understood: every field with its value, defaults
-    written out, so a retry that spells a default (`"count": 1`, `"autoplay": true`) or
-    orders its keys otherwise is the same request."""
-    understood = body.model_dump(mode="json", by_alias=True)
+    """The request as its body was understood: the fields whose values are not their
+    defaults, so a retry that spells a default (`"autoplay": true`) or orders its keys
+    otherwise is the same request, and so is a retry across an upgrade that added a field
+    to the body (with a default). Kept with the key for IDEMPOTENCY_HOURS: a change to what
+    is hashed makes the retries of earlier keys 422 (tests/api/contract/test_key_hashes.py
+    spells it out)."""
+    understood = body.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     return hashlib.sha256(
         route.encode() + b"\0" + orjson.dumps(understood, option=orjson.OPT_SORT_KEYS)
     ).hexdigest()
