@@ -9,7 +9,7 @@ import sys
 from service.base import logs
 from service.base.settings import Settings
 from service.database.embedded import resolve_database_url, stop_embedded
-from service.database.migrate import schema_behind, upgrade
+from service.database.migrate import schema_ahead, schema_behind, upgrade
 from service.database.probe import transaction_pooler, wait_for_database
 from service.workers import default_workers, serve, supervise
 
@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
             print(behind, file=sys.stderr)
             return 2
         return verify(url, settings.min_median_move_ms, pooler=settings.pooled)
+    if ahead := schema_ahead(url):
+        print(ahead, file=sys.stderr)
+        return 2
     upgrade(url, pooler=settings.pooled)
     if args.command == "migrate":
         return 0

@@ -28,6 +28,20 @@ def upgrade(database_url: str, pooler: bool = False) -> None:
     command.upgrade(alembic_config(database_url, pooler), "head")
 
 
+def schema_ahead(database_url: str) -> str | None:
+    """Why this code must not serve the database, whose schema is at a revision it does
+    not know (a newer version of the service migrated it), or None. Alembic would fail on
+    it; this says what to do instead (docs/operations.md, "Upgrades")."""
+    script = ScriptDirectory.from_config(alembic_config(database_url))
+    current = asyncio.run(_revision(database_url))
+    if current is None or current in {rev.revision for rev in script.walk_revisions()}:
+        return None
+    return (f"the database's schema is at revision {current}, which this version of the"
+            f" service does not know (its newest is {script.get_current_head()}): a newer"
+            " version has migrated it. Run that version; this one serves the database only"
+            " as it was before the upgrade (a backup)")
+
+
 def schema_behind(database_url: str) -> str | None:
     """Why the database's schema is not this code's (not migrated, or at another revision),
     or None when it is: a check of the data (`python -m service verify`) changes nothing,

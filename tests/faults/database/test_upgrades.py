@@ -1,0 +1,35 @@
+"""Upgrades (docs/operations.md, "Upgrades"): a version of the service started on a database
+that a newer version has migrated stops at once and says what to do, leaving the database
+as it is, instead of failing in alembic with a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import asyncpg
+
+from ..helpers import ROOT
+
+
+async def test_a_schema_newer_than_the_code_stops_run_and_migrate_with_what_to_do(
+    db_url: str,
+) -> None:
+    conn = await asyncpg.connect(db_url)
+    try:
+        await conn.execute("UPDATE alembic_version SET version_num = '9999'")
+        for command in ("run", "migrate"):
+            run = await asyncio.to_thread(
+                subprocess.run, [sys.executable, "-m", "service", command], cwd=ROOT,
+                capture_output=True, text=True, timeout=60,
+                env={**os.environ, "DATABASE_URL": db_url},
+            )
+            assert run.returncode == 2, run.stdout + run.stderr
+            assert "at revision 9999, which this version of the service does not know" in (
+                run.stderr)
+            assert "Traceback" not in run.stderr
+        assert await conn.fetchval("SELECT version_num FROM alembic_version") == "9999"
+    finally:
+        await conn.close()
