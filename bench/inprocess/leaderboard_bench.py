@@ -31,8 +31,9 @@ VARIANT, DEAL = "freecell", 617
 # Players, their won games and their board entries, made by the database in three
 # statements. Times spread over 60..1060 s, five players to a time, moves over 60..159.
 SEED = [
-    """INSERT INTO players (id, name, token_hash)
-       SELECT md5('p' || i)::uuid, 'p' || i, decode(md5('t' || i), 'hex')
+    """INSERT INTO players (id, name, token_hash, name_key, shape_key, glyph_key)
+       SELECT md5('p' || i)::uuid, 'p' || i, decode(md5('t' || i), 'hex'), 'p' || i,
+              'p' || i, 'p' || i
        FROM generate_series(1, $1) AS i""",
     """INSERT INTO games (id, player_id, variant, deal, autoplay, status, version, moves,
                          undos, foundation_cards, created_at, updated_at, finished_at,

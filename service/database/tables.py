@@ -38,6 +38,7 @@ players = Table(
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=text("now()")),
     # what the name looks like (migration 0008, service/players/names.py), unique: no
     # player can pass for another; NULL for the younger of lookalikes older than the rule
+    # (made so by migrations: a new row without its keys is refused, migration 0026)
     Column("name_key", Text, nullable=True),
     Index("players_name_key", "name_key", unique=True),
     # what the name looks like as written, case folded after (migration 0017), unique too

@@ -47,8 +47,9 @@ async def test_a_player_follows_a_thousand_at_most(client: TestClient, db_url: s
     try:
         await conn.execute(
             """WITH made AS (
-                   INSERT INTO players (id, name, token_hash, name_key)
-                   SELECT gen_random_uuid(), 'f' || i, decode(md5('f' || i), 'hex'), 'f' || i
+                   INSERT INTO players (id, name, token_hash, name_key, shape_key, glyph_key)
+                   SELECT gen_random_uuid(), 'f' || i, decode(md5('f' || i), 'hex'), 'f' || i,
+                          'f' || i, 'f' || i
                    FROM generate_series(1, 1000) AS i RETURNING id)
                INSERT INTO friends (player_id, friend_id) SELECT $1, id FROM made""",
             uuid.UUID(ada["id"]),

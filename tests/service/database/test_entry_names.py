@@ -13,15 +13,15 @@ from alembic import command
 
 from service.database.migrate import alembic_config
 
+from .helpers import player_row
+
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 async def player_with_a_win(conn: asyncpg.Connection, name: str, seconds: int) -> uuid.UUID:
     """A player, a won game of FreeCell deal 1 and its entry on the default board."""
     pid, gid = uuid.uuid4(), uuid.uuid4()
-    await conn.execute(
-        "INSERT INTO players (id, name, token_hash) VALUES ($1, $2, $3)", pid, name, pid.bytes
-    )
+    await player_row(conn, pid, name)
     await conn.execute(
         "INSERT INTO games (id, player_id, variant, deal, autoplay, status, version, moves,"
         " undos, foundation_cards, created_at, updated_at, finished_at, elapsed_ms)"

@@ -20,6 +20,8 @@ from service.database.embedded import sqlalchemy_url
 from service.database.migrate import alembic_config
 from service.database.tables import metadata
 
+from .helpers import player_row
+
 
 def _differences(connection: Connection) -> list[Any]:
     context = MigrationContext.configure(connection, opts={"compare_type": True})
@@ -65,10 +67,7 @@ async def test_leaderboards_migration_goes_down_and_up_again(db_url: str) -> Non
         conn = await asyncpg.connect(dsn)
         try:
             pid, gid = uuid.uuid4(), uuid.uuid4()
-            await conn.execute(
-                "INSERT INTO players (id, name, token_hash) VALUES ($1, 'ada', $2)",
-                pid, pid.bytes,
-            )
+            await player_row(conn, pid, "ada")
             if head:
                 await conn.execute(head_call, gid, pid)
             else:
@@ -119,8 +118,7 @@ async def test_the_stats_migration_counts_the_games_recorded_before(db_url: str)
              ("abandoned", False, None, 9)]  # fmt: skip
     conn = await asyncpg.connect(db_url)
     try:
-        await conn.execute("INSERT INTO players (id, name, token_hash) VALUES ($1, 'ada', $2)",
-                           pid, pid.bytes)  # fmt: skip
+        await player_row(conn, pid, "ada")
         t0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
         for status, assisted, elapsed, after in games:
             finished = None if status == "playing" else t0 + timedelta(seconds=after)
