@@ -3,7 +3,10 @@
 Events are plain data (a type and a JSON-able dict) that the service stores verbatim;
 :meth:`engine.game.Game.replay` rebuilds the game from them.  Event types and their ``data``:
 
-``GameCreated``   ``{"variant": "freecell", "deal": 617, "autoplay": true}``
+``GameCreated``   ``{"variant": "freecell", "deal": 617, "autoplay": true, "state": {...}}``
+                  ``state`` is the opening layout, as a position's ``to_dict`` writes
+                  it: the log replays without the deal's dealing, and a log that holds
+                  no ``state`` (older ones) replays on the deal's layout.
 ``CardMoved``     ``{"from": "t3", "to": "c1", "count": 1, "card": "7H", "auto": false}``
                   ``card`` is the deepest card moved (the one the player picked up);
                   ``auto`` is true for an automatic move to the foundations.

@@ -58,9 +58,8 @@ class Game(GameRecord):
     def new(cls, variant: str, deal: int, autoplay: bool = True) -> tuple[Game, list[Event]]:
         """A new game and its first events (GameCreated, automatic moves, GameWon?)."""
         game = cls(variant, deal, autoplay)
-        events = [
-            Event(GAME_CREATED, {"variant": game.variant, "deal": deal, "autoplay": autoplay})
-        ]
+        events = [Event(GAME_CREATED, {"variant": game.variant, "deal": deal,
+                                       "autoplay": autoplay, "state": game.position.to_dict()})]
         if autoplay:
             game._opening = game._autoplay(events)
         game._finish(events)

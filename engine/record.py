@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Self, cast
 
-from engine.errors import EngineError, GameOver, InvalidMove, NothingToRedo, NothingToUndo
+from engine.errors import (
+    EngineError,
+    GameOver,
+    IllegalMove,
+    InvalidMove,
+    NothingToRedo,
+    NothingToUndo,
+)
 from engine.events import (
     CARD_MOVED,
     GAME_ABANDONED,
@@ -66,12 +73,16 @@ class GameRecord:
     hints: int
     hint_line: tuple[str, ...] | None
 
-    def __init__(self, variant: str, deal: int, autoplay: bool = True) -> None:
-        """The opening position of the deal, before any event; prefer ``Game.new``."""
+    def __init__(
+        self, variant: str, deal: int, autoplay: bool = True,
+        opening: Mapping[str, Any] | None = None,
+    ) -> None:
+        """The opening position of the deal (or `opening`, the layout a log says it was
+        dealt), before any event; prefer ``Game.new``."""
         cls = find_variant(variant)
         if not isinstance(autoplay, bool):
             raise InvalidMove(f"autoplay must be true or false, not {autoplay!r}")
-        self.position = cls.deal(deal)
+        self.position = cls.deal(deal) if opening is None else cls.from_dict(opening)
         self.variant = cls.name
         self.deal = deal
         self.autoplay = autoplay
@@ -224,9 +235,15 @@ class GameRecord:
         if first.type != GAME_CREATED:
             raise InvalidMove(f"a game's log starts with GameCreated, not {first.type}")
         data = first.data
-        game = cls(data["variant"], data["deal"], bool(data.get("autoplay", True)))
+        game = cls(data["variant"], data["deal"], bool(data.get("autoplay", True)),
+                   data.get("state"))  # fmt: skip
         game.version = 1
         if check:
+            dealt = find_variant(game.variant).deal(game.deal)
+            if game.position.to_dict() != dealt.to_dict():
+                raise IllegalMove(
+                    f"the log's opening layout is not {game.variant} deal {game.deal}'s"
+                )
             for event in it:
                 game.apply(event, True)
             return game

@@ -142,6 +142,27 @@ class State(RuleBook):
             "foundations": dict(self.foundations),
         }
 
+    @classmethod
+    def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
+        """A layout as :meth:`to_dict` writes it (InvalidMove when it is not one of this
+        game's: another shape, a card that is not one, a card twice or missing)."""
+        try:
+            tableau = [[Card.parse(text) for text in column] for column in data["tableau"]]
+            cells = [None if text is None else Card.parse(text) for text in data["cells"]]
+            foundations = {suit: data["foundations"][suit] for suit in SUITS}
+        except (KeyError, TypeError) as exc:
+            raise InvalidMove(f"not a layout of {cls.title}: {exc!r}") from None
+        if not all(type(rank) is int for rank in foundations.values()):
+            raise InvalidMove(f"not a layout of {cls.title}: foundations {foundations!r}")
+        position = cls(tableau, cells, foundations)
+        cards = [c for column in position.tableau for c in column]
+        cards += [c for c in position.cells if c is not None]
+        cards += [Card(rank, suit) for suit, top in position.foundations.items()
+                  for rank in range(1, top + 1)]  # fmt: skip
+        if len(cards) != 52 or len(set(cards)) != 52:
+            raise InvalidMove(f"not a layout of {cls.title}: each of the 52 cards once")
+        return position
+
     def push(self, move: Move) -> Move:
         """Apply a move known to be legal, without checking it; returns the concrete move."""
         skind, si = PILES[move.source]

@@ -84,8 +84,8 @@ def replay(events: Sequence[Any]) -> dict[str, Any]:
     if first["type"] != GAME_CREATED:
         raise ValueError(f"the log starts with {first['type']}, not {GAME_CREATED}")
     data = first["data"]
-    try:
-        game = Game.replay([Event(first["type"], data)])
+    try:  # (checked: the opening it says, when it says one, is its deal's)
+        game = Game.replay([Event(first["type"], data)], check=True)
     except (EngineError, KeyError, TypeError) as exc:
         raise ValueError(f"GameCreated cannot be replayed: {exc!r}") from None
     finished: datetime | None = None

@@ -10,6 +10,7 @@ import pytest
 from engine import (
     END_STATUSES,
     STATUSES,
+    VARIANTS,
     Event,
     Game,
     GameOver,
@@ -26,7 +27,9 @@ from engine.errors import EngineError, UnknownVariant
 
 def test_new_game_events() -> None:
     game, events = Game.new("freecell", 617)
-    assert events == [Event("GameCreated", {"variant": "freecell", "deal": 617, "autoplay": True})]
+    opening = VARIANTS["freecell"].deal(617).to_dict()
+    assert events == [Event("GameCreated", {"variant": "freecell", "deal": 617, "autoplay": True,
+                                            "state": opening})]  # fmt: skip
     assert (game.version, game.status, game.moves, game.undos) == (1, "playing", 0, 0)
     assert not game.can_undo and not game.can_redo
     assert game.position == game.position.deal(617)
@@ -191,6 +194,29 @@ def test_replay_rejects_bad_logs() -> None:
         Game.replay([*log, Event("MoveUndone", {"moves": []})], check=True)
     with pytest.raises(EngineError):
         Game.replay([*log, Event("Nonsense", {})])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_log_replays_on_the_opening_it_says(variant: str) -> None:
+    """GameCreated keeps the layout dealt: a log replays on it without the dealing (and so
+    a log older than a change to the dealing keeps its game), while a check of the log
+    against the rules says when it is not its deal's; a log without it (older ones)
+    replays on its deal's layout."""
+    game, log = Game.new(variant, 5, autoplay=False)
+    game.play(next(iter(game.position.legal_moves)))
+    other = Game.new(variant, 6, autoplay=False)[0].position
+    said = Event("GameCreated", {**log[0].data, "state": other.to_dict()})
+    assert Game.replay([said]).position == other
+    with pytest.raises(IllegalMove, match=f"not {variant} deal 5's"):
+        Game.replay([said], check=True)
+    assert Game.replay(log, check=True).position == game.position.deal(5)
+    plain = {k: v for k, v in log[0].data.items() if k != "state"}
+    assert Game.replay([Event("GameCreated", plain)]).position == game.position.deal(5)
+    for bad in ({"tableau": [], "cells": [], "foundations": {}},
+                {**other.to_dict(), "tableau": [c[:-1] for c in other.to_dict()["tableau"]]},
+                {**other.to_dict(), "foundations": {"S": "1", "H": 0, "D": 0, "C": 0}}):
+        with pytest.raises(InvalidMove):
+            Game.replay([Event("GameCreated", {**plain, "state": bad})])
 
 
 def test_new_game_errors() -> None:

@@ -9,14 +9,12 @@ import os
 import subprocess
 import sys
 import uuid
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
 from aiohttp.test_utils import TestClient
 
-from engine import Game, Move
-from service.verify.replay import replay
+from engine import Move
 from service.verify.run import verify
 
 from ...api.helpers import auth, new_game, new_player, shortest
@@ -207,38 +205,6 @@ async def test_verify_checks_automatic_moves_and_hints(client: TestClient, db_ur
     assert f"game {gid}: event {version + 1} is an automatic move, but autoplay is off" in found
     assert f"game {gid}: hints: the projection says 0, the log 1" in found
 
-
-def test_replay_finds_an_automatic_move_left_unplayed() -> None:
-    """With autoplay on, a write after which a safe move to the foundations remains is a
-    log the service never writes."""
-    # a deal whose opening sets off automatic moves: the log loses the last of them
-    deal = next(d for d in range(1, 200) if len(Game.new("freecell", d, True)[1]) > 2)
-    _game, created = Game.new("freecell", deal, True)
-    t0 = datetime(2026, 12, 1, tzinfo=UTC)
-    log = [{"seq": i + 1, "type": e.type, "data": e.data, "at": t0}
-           for i, e in enumerate(created[:-1])]
-    notes = replay(log)["notes"]
-    assert len(notes) == 1 and "was not played" in notes[0], notes
-    whole = [{"seq": i + 1, "type": e.type, "data": e.data, "at": t0}
-             for i, e in enumerate(created)]
-    assert replay(whole)["notes"] == []
-
-
-def test_replay_finds_a_move_said_played_after_it_was_recorded() -> None:
-    """A batch's move may say when it was played, never later than its write came: a log
-    with such a time is one the database refuses to write (record_events)."""
-    game, created = Game.new("freecell", 617, False)
-    moved = game.play(Move.parse("t1-c1"))
-    t0 = datetime(2026, 12, 1, tzinfo=UTC)
-
-    def log(played_ms: int) -> list[dict[str, Any]]:
-        return [{"seq": 1, "type": created[0].type, "data": created[0].data, "at": t0},
-                *({"seq": 2 + i, "type": e.type, "data": {**e.data, "played_ms": played_ms},
-                   "at": t0 + timedelta(milliseconds=500)} for i, e in enumerate(moved))]
-
-    assert replay(log(500))["notes"] == []
-    assert replay(log(501))["notes"] == [
-        "event 2 says it was played 501 ms after the game's creation, after it was recorded"]
 
 async def test_verify_recomputes_a_races_progress_finishes_and_ranking_from_the_games(
     client: TestClient, db_url: str
