@@ -35,5 +35,5 @@ async def once(
 
 def same_request(idem: Idempotency, first_hash: str) -> None:
     """422 unless the key's first request (its hash) is this one."""
-    if first_hash != idem.request_hash:
+    if not idem.same_request(first_hash):
         raise Unprocessable(KEY_REUSED.format(key=idem.key))

@@ -164,8 +164,18 @@ def after_query(request: web.Request, hi: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Idempotency:
+    """A request's Idempotency-Key and the hash of the request (`request_hash`), kept with
+    the key; `earlier`, the hash as versions before 2026-12-06 made it (every default
+    written out), which keys they stored still hold until IDEMPOTENCY_HOURS after the
+    upgrade (then `earlier` goes)."""
+
     key: str
     request_hash: str
+    earlier: str | None = None
+
+    def same_request(self, first_hash: str) -> bool:
+        """Whether the key's first request, kept as `first_hash`, is this one."""
+        return first_hash == self.request_hash or first_hash == self.earlier
 
 
 # the 422's detail when a key comes again with another request
@@ -182,7 +192,10 @@ def request_hash(route: str, body: BaseModel) -> str:
     to the body (with a default). Kept with the key for IDEMPOTENCY_HOURS: a change to what
     is hashed makes the retries of earlier keys 422 (tests/api/contract/test_key_hashes.py
     spells it out)."""
-    understood = body.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    return _hashed(route, body.model_dump(mode="json", by_alias=True, exclude_defaults=True))
+
+
+def _hashed(route: str, understood: dict[str, Any]) -> str:
     return hashlib.sha256(
         route.encode() + b"\0" + orjson.dumps(understood, option=orjson.OPT_SORT_KEYS)
     ).hexdigest()
@@ -196,7 +209,9 @@ def idempotency(request: web.Request, body: BaseModel) -> Idempotency | None:
     # isprintable() also refuses the surrogates that stand for bytes that were not UTF-8
     if not key or len(key) > 200 or not key.isprintable():
         raise BadRequest("Idempotency-Key must be 1 to 200 printable characters")
-    return Idempotency(key, request_hash(_resource(request), body))
+    route = _resource(request)
+    earlier = _hashed(route, body.model_dump(mode="json", by_alias=True))
+    return Idempotency(key, request_hash(route, body), earlier)
 
 
 def _resource(request: web.Request) -> str:

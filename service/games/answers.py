@@ -95,7 +95,7 @@ def stamped(template: dict[str, Any], at: datetime) -> dict[str, Any]:
 def replayed(found: Replayed, idem: Idempotency) -> Answer:
     """The key's first answer, unless the key came with another request; a refusal kept
     as the first answer is raised again (FirstAnswer), as it was first answered."""
-    if found.request_hash != idem.request_hash:
+    if not idem.same_request(found.request_hash):
         raise Unprocessable(KEY_REUSED.format(key=idem.key))
     if found.status < 400:
         return Answer(found.status, stamped(found.response, found.at), replayed=True)

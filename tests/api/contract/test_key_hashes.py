@@ -16,6 +16,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
+import asyncpg
 from aiohttp.test_utils import TestClient
 
 from ..helpers import db_value, new_game, new_player
@@ -76,3 +77,31 @@ async def test_each_keyed_write_keeps_the_request_as_spelled_here(
                {"code": code.replace("-", ""), "device": "phone"}, table=TOKEN_KEYS)
     await kept("/v1/players", {"name": "bea"}, "POST /v1/players", {"name": "bea"},
                table=TOKEN_KEYS)  # fmt: skip
+
+
+async def test_a_key_kept_by_an_earlier_version_still_gives_its_first_answer(
+    client: TestClient, db_url: str
+) -> None:
+    """Versions before 2026-12-06 hashed every field, defaults written out: their keys, kept
+    IDEMPOTENCY_HOURS, still give their first answer after the upgrade, and still refuse
+    another request."""
+    ada = await new_player(client)
+    gid = (await new_game(client, ada, deal=617, autoplay=False))["id"]
+    url = f"/v1/games/{gid}/moves"
+    headers = {"Authorization": f"Bearer {ada['token']}", "Idempotency-Key": "before"}
+    first = await client.post(url, json={"from": "t1", "to": "c"}, headers=headers)
+    assert first.status == 201
+    earlier = spelled(f"POST /v1/games/{{game_id}}/moves game_id={gid}",
+                      {"from": "t1", "card": None, "to": "c", "count": 1,
+                       "expected_version": None})  # fmt: skip
+    conn = await asyncpg.connect(db_url)
+    try:
+        await conn.execute("UPDATE idempotency_keys SET request_hash = $1 WHERE key = 'before'",
+                           earlier)  # fmt: skip
+    finally:
+        await conn.close()
+    again = await client.post(url, json={"from": "t1", "to": "c", "count": 1}, headers=headers)
+    assert again.status == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert await again.json() == await first.json()
+    other = await client.post(url, json={"from": "t2", "to": "c"}, headers=headers)
+    assert other.status == 422, await other.text()
