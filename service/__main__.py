@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     if not settings.pooled and asyncio.run(transaction_pooler(url)):
         print(UNTOLD_POOLER, file=sys.stderr)
         return 2
+    if ahead := schema_ahead(url):
+        print(ahead, file=sys.stderr)
+        return 2
     if args.command == "verify":
         from service.verify.run import main as verify
 
@@ -58,9 +61,6 @@ def main(argv: list[str] | None = None) -> int:
             print(behind, file=sys.stderr)
             return 2
         return verify(url, settings.min_median_move_ms, pooler=settings.pooled)
-    if ahead := schema_ahead(url):
-        print(ahead, file=sys.stderr)
-        return 2
     upgrade(url, pooler=settings.pooled)
     if args.command == "migrate":
         return 0

@@ -17,13 +17,13 @@ import pytest
 from ..helpers import ROOT
 
 
-async def test_a_schema_newer_than_the_code_stops_run_and_migrate_with_what_to_do(
+async def test_a_schema_newer_than_the_code_stops_each_command_with_what_to_do(
     db_url: str,
 ) -> None:
     conn = await asyncpg.connect(db_url)
     try:
         await conn.execute("UPDATE alembic_version SET version_num = '9999'")
-        for command in ("run", "migrate"):
+        for command in ("run", "migrate", "verify"):
             run = await asyncio.to_thread(
                 subprocess.run, [sys.executable, "-m", "service", command], cwd=ROOT,
                 capture_output=True, text=True, timeout=60,
