@@ -25,6 +25,7 @@ from service.deals.numbers import checked_deal, deal_in_path
 from service.players.auth import caller
 
 MAX_CURSOR = 200
+PAGE = 20  # a page's entries when the request gives no `limit`
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
 
@@ -70,7 +71,9 @@ class Asked(NamedTuple):
 
 def _asked(request: web.Request, path: Mapping[str, str]) -> Asked:
     deal = deal_in_path(path["deal"])
-    limit = int_query(request, "limit", 20, 1, 100)
+    if not request.query_string:  # (the usual: the first page of the default board)
+        return Asked(path["variant"], deal, boards.board_name(), PAGE, None, False, None)
+    limit = int_query(request, "limit", PAGE, 1, 100)
     assert limit is not None
     cursor = _cursor(request)
     kind = boards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))

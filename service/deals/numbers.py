@@ -19,13 +19,18 @@ from service.deals.table import table as deal_table
 _DRAW: Final = random.SystemRandom()
 
 
+_DIGITS = len(str(MAX_DEAL))
+
+
 def deal_in_path(raw: str) -> int:
     """The deal number a URL's path names: a whole number written plainly, else a 400.
     Whether it is a deal is checked_deal's."""
+    if raw.isascii() and raw.isdigit() and len(raw) <= _DIGITS:  # (the usual: 617)
+        return int(raw)
     number = whole_number(raw)
     if number is None:
         raise BadRequest(f"a deal is a whole number, not {raw!r}")
-    if len(digits := raw.lstrip("-")) > len(str(MAX_DEAL)):  # (not the number read: ±10**30)
+    if len(digits := raw.lstrip("-")) > _DIGITS:  # (not the number read: ±10**30)
         raise InvalidDeal(
             f"deal numbers run from 1 to {MAX_DEAL}; there is no deal of {len(digits)} digits"
         )
