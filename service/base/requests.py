@@ -11,6 +11,7 @@ import ipaddress
 import re
 import unicodedata
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, TypeVar
 
@@ -165,17 +166,20 @@ def after_query(request: web.Request, hi: int) -> int:
 @dataclass(frozen=True, slots=True)
 class Idempotency:
     """A request's Idempotency-Key and the hash of the request (`request_hash`), kept with
-    the key; `earlier`, the hash as versions before 2026-12-06 made it (every default
-    written out), which keys they stored still hold until IDEMPOTENCY_HOURS after the
-    upgrade (then `earlier` goes)."""
+    the key; `earlier`, what makes the hash as versions before 2026-12-06 made it (every
+    default written out), which keys they stored still hold until IDEMPOTENCY_HOURS after
+    the upgrade (then `earlier` goes). It is made only for a key found with another hash:
+    a first request pays nothing for it."""
 
     key: str
     request_hash: str
-    earlier: str | None = None
+    earlier: Callable[[], str] | None = None
 
     def same_request(self, first_hash: str) -> bool:
         """Whether the key's first request, kept as `first_hash`, is this one."""
-        return first_hash == self.request_hash or first_hash == self.earlier
+        if first_hash == self.request_hash:
+            return True
+        return self.earlier is not None and first_hash == self.earlier()
 
 
 # the 422's detail when a key comes again with another request
@@ -210,8 +214,8 @@ def idempotency(request: web.Request, body: BaseModel) -> Idempotency | None:
     if not key or len(key) > 200 or not key.isprintable():
         raise BadRequest("Idempotency-Key must be 1 to 200 printable characters")
     route = _resource(request)
-    earlier = _hashed(route, body.model_dump(mode="json", by_alias=True))
-    return Idempotency(key, request_hash(route, body), earlier)
+    return Idempotency(key, request_hash(route, body),
+                       lambda: _hashed(route, body.model_dump(mode="json", by_alias=True)))
 
 
 def _resource(request: web.Request) -> str:
