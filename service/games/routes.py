@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
+from engine.moves import PILES
 from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
@@ -30,7 +31,13 @@ from service.base.responses import (
 )
 from service.games import commands, queries
 from service.games.answers import Answer
-from service.games.schemas import BatchRequest, MoveRequest, NewGame, VersionedRequest
+from service.games.schemas import (
+    BatchRequest,
+    MoveRequest,
+    NewGame,
+    VersionedRequest,
+    card_as_written,
+)
 from service.players.auth import writer
 from service.solver import hints, owners
 from service.solver.verdicts import SOLVER_KEY
@@ -153,6 +160,8 @@ async def destinations(request: web.Request) -> web.Response:
     card = request.query.get("card")
     if not card:
         raise BadRequest("give the card whose destinations you want: ?card=7H")
+    if card not in PILES:
+        card_as_written(card)
     return json_response(
         await queries.destinations(request.app[BACKEND_KEY], game_id(request), card)
     )

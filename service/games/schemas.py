@@ -3,8 +3,9 @@ redo (pydantic v2)."""
 
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field, StrictBool, StrictStr, model_validator
+from pydantic import ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
 
+from engine import Card, InvalidMove
 from service.base.requests import MAX_SEQ, Body, GradeName, VariantName, WholeNumber
 
 
@@ -21,6 +22,17 @@ class NewGame(Body):
         return self
 
 
+def card_as_written(text: str) -> str:
+    """A card as the API writes it (`TH`, openapi.yaml's Card), else 400 (InvalidMove).
+    The engine also reads `10H` and lower case, for people typing; a client of the API
+    writes the one form, as it writes pile names."""
+    card = Card.parse(text)
+    if card.text != text:
+        raise InvalidMove(f"write the card {text!r} as {card.text} (rank A23456789TJQK"
+                          " then suit SHDC)")
+    return text
+
+
 class OneMove(Body):
     """A move by its source pile (`from`, `count`) or by its card."""
 
@@ -33,6 +45,11 @@ class OneMove(Body):
 
     def as_dict(self) -> dict[str, object]:
         return {"from": self.source, "card": self.card, "to": self.to, "count": self.count}
+
+    @field_validator("card")
+    @classmethod
+    def _card(cls, text: str | None) -> str | None:
+        return None if text is None else card_as_written(text)
 
     @model_validator(mode="after")
     def _source_or_card(self) -> OneMove:

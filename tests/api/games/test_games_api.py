@@ -366,3 +366,26 @@ async def test_a_move_from_the_foundations_is_illegal(client: TestClient) -> Non
     assert problem["type"].endswith("illegal-move") and "never leaves" in problem["detail"]
     r = await client.get(f"/v1/games/{game['id']}")
     assert (await r.json())["version"] == game["version"]
+
+
+async def test_a_card_is_written_as_the_contract_writes_it(client: TestClient) -> None:
+    """openapi.yaml's Card is `TH`: `10H`, lower case and spaces are malformed (400, saying
+    how to write it), in a move, a batch and the destinations' query, and nothing is
+    appended; the card as written moves."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=1, autoplay=False)
+    url = f"/v1/games/{game['id']}"
+    free = game["state"]["tableau"][7][-1]  # deal 1: TC, whose rank is a ten
+    assert free == "TC"
+    for card in ("10C", "tc", "Tc", " TC", "TC "):
+        for body in ({"card": card, "to": "c"}, {"moves": [{"card": card, "to": "c"}]}):
+            r = await client.post(f"{url}/moves", json=body, headers=auth(ada))
+            assert r.status == 400, (body, await r.text())
+            assert "TC" in (await r.json())["detail"], body
+        r = await client.get(f"{url}/destinations", params={"card": card})
+        assert r.status == 400, (card, await r.text())
+    r = await client.get(f"{url}/destinations", params={"card": "t8"})
+    assert r.status == 200 and "c1" in (await r.json())["destinations"]
+    assert (await (await client.get(url)).json())["version"] == 1
+    r = await client.post(f"{url}/moves", json={"card": "TC", "to": "c"}, headers=auth(ada))
+    assert r.status == 201 and (await r.json())["game"]["state"]["cells"][0] == "TC"
