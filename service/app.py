@@ -205,6 +205,7 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
     )
     app[HUB_KEY] = hub
     app[BACKEND_KEY].committed = hub.committed
+    app[BACKEND_KEY].committed_untold = functools.partial(hub.committed, told=False)
     app[BACKEND_KEY].race_committed = hub.race_committed
     app[BACKEND_KEY].board_committed = hub.board_committed
     hub.on_race = app[BACKEND_KEY].wake_race_feed

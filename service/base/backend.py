@@ -101,6 +101,10 @@ class Backend:
     max_game_events: int = 5000
     # told (game id, last seq) after every commit of this instance: live streams listen
     committed: Callable[[uuid.UUID, int], None] = field(default=lambda _game, _seq: None)
+    # told (game id, last seq) after a commit of this instance that its statement did not
+    # announce to the other instances (a race's end abandoning its games): the live-event
+    # hub wakes this instance's streams and tells the others
+    committed_untold: Callable[[uuid.UUID, int], None] = field(default=lambda _game, _seq: None)
     # the race feeds of this instance, by race (service/races/feeds.py): a commit to a
     # race's log wakes its feed, which reads the log only when woken (or swept)
     race_feeds: dict[uuid.UUID, Any] = field(default_factory=dict)

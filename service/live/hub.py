@@ -210,12 +210,13 @@ class StreamHub(Feeds):
 
     # ------------------------------------------------------------ publishing commits
 
-    def committed(self, game_id: uuid.UUID, last: int) -> None:
+    def committed(self, game_id: uuid.UUID, last: int, told: bool = True) -> None:
         """A write of this instance committed: wake its own subscribers now. Through
         PostgreSQL the write's own statement told the other instances at its commit
-        (EventStore.sender); through the broker they are told now."""
+        (EventStore.sender), unless not `told` (a race's end abandoning its games:
+        race_end); through the broker, or then, they are told with the next batch."""
         self._wake(game_id, last)
-        if self.broker:
+        if self.broker or not told:
             self._outbox[game_id] = max(last, self._outbox.get(game_id, 0))
             self._outbox_ready.set()
 

@@ -26,7 +26,7 @@ from service.base.backend import Backend
 from service.base.errors import Conflict, Forbidden, NotFound, RaceOver
 from service.base.once import once, same_request
 from service.base.requests import EVENTS_PAGE, Idempotency
-from service.database.connections import json_text, transaction
+from service.database.connections import DatabaseUnavailable, json_text, transaction
 from service.database.store import StoredEvent
 from service.deals.numbers import checked_deal, random_deal
 from service.games.views import event_view
@@ -183,7 +183,25 @@ async def _end(backend: Backend, race_id: uuid.UUID) -> bool:
         ended: bool = await conn.fetchval(
             "SELECT race_end($1)", race_id, timeout=backend.store.timeout
         )
+    if ended:
+        await games_ended(backend, race_id)
     return ended
+
+
+async def games_ended(backend: Backend, race_id: uuid.UUID) -> None:
+    """The race's end abandoned its games still in play (race_end), a commit that told no
+    one: the games' streams, here and on the other instances, are told now, as after a
+    write (a stream not told, if the database cannot say, has it at its next sweep)."""
+    try:
+        async with backend.store.connection() as conn:
+            games = await conn.fetch(
+                "SELECT id, version FROM games WHERE race_id = $1", race_id,
+                timeout=backend.store.timeout,
+            )
+    except DatabaseUnavailable:
+        return
+    for game in games:
+        backend.committed_untold(game["id"], game["version"])
 
 
 async def over_if_ended(backend: Backend, race_id: uuid.UUID) -> RaceOver | None:

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
+import pytest
 from aiohttp.test_utils import TestClient
 
 from service.live.hub import HUB_KEY
@@ -311,3 +312,37 @@ async def test_a_move_after_ends_at_is_refused_and_ends_the_race_once(db_url: st
         assert version == sum(counts.values())
     report = await verify(db_url, min_median_move_ms=0)
     assert report.ok, [str(d) for d in report.differences]
+
+
+@pytest.mark.parametrize("ended_by", ["clock", "write"])
+async def test_the_games_a_race_s_end_abandons_reach_their_streams_at_once(
+    db_url: str, transport: dict[str, Any], ended_by: str
+) -> None:
+    """API.md: a game's stream sends new events as they happen. The games a race's end
+    abandons (race_end, by A's clock, or by a move that came after ends_at) are told to
+    their streams on both instances at once, as any write's are: with sweeps an hour apart,
+    every socket has its game's GameAbandoned within WAKE seconds."""
+    clock = 0.2 if ended_by == "clock" else 3600
+    a = instance(db_url, ws_sweep=3600, race_minute_s=3.0, race_tick_s=clock, **transport)
+    b = instance(db_url, ws_sweep=3600, race_minute_s=3.0, race_tick_s=3600, **transport)
+    async with a, b:
+        ada, bob = await new_player(a, "ada"), await new_player(b, "bob")
+        race = await new_race(a, ada, deal=617, autoplay=False, max_minutes=1)
+        rid = race["id"]
+        await call(b, "POST", f"/v1/races/{rid}/join", bob)
+        await until(race["starts_at"], 0.01)
+        running = await call(b, "GET", f"/v1/races/{rid}")  # (started by this request)
+        games = [p["game_id"] for p in running["players"]]
+        sockets = [await c.ws_connect(f"/v1/games/{gid}/stream?after=1")
+                   for c in (a, b) for gid in games]  # fmt: skip
+        await until(race["ends_at"], 0.01)
+        if ended_by == "write":
+            owner = {p["id"]: p for p in (ada, bob)}[running["players"][0]["player"]["id"]]
+            r = await a.post(f"/v1/games/{games[0]}/moves", json={"from": "t1", "to": "c"},
+                             headers=auth(owner))
+            assert r.status == 409 and (await r.json())["type"].endswith("/race-over")
+        for ws in sockets:
+            async with asyncio.timeout(WAKE):
+                told = await ws.receive_json()
+            assert (told["seq"], told["type"]) == (2, "GameAbandoned")
+            await ws.close()
