@@ -43,3 +43,11 @@ def give_keys(bind: Any, keys: dict[str, Callable[[str], str]]) -> None:
     for start in range(0, len(ids), BATCH):
         part = slice(start, start + BATCH)
         bind.execute(update, {"ids": ids[part], **{c: held[c][part] for c in columns}})
+
+
+def give_every_key(bind: Any) -> None:
+    """Every player's three keys made anew with the service's functions of today (the
+    migrations that change how a key reads a name: 0025, 0027)."""
+    from service.players.names import glyph_key, name_key, shape_key
+
+    give_keys(bind, {"name_key": name_key, "shape_key": shape_key, "glyph_key": glyph_key})

@@ -19,8 +19,12 @@ one):
   than the symbol does is caught (Greek lunate `ϲ` is drawn as `c` but its form is `ς`;
   long `ſ` is drawn as `f` but its form is `s`; halfwidth `￨` is drawn as `l`).
 
-TS #39's data makes the small Cyrillic palochka `ӏ` an `i`; it is drawn as its capital,
-a bar like `l` and `I`, and the keys read it so (`heӏӏo` looks like `hello`).
+`name_key` is TS #39's skeleton as Unicode's data has it. The other two also read as
+drawn what that data leaves apart: the Latin small capitals as their letters (`ᴀᴅᴀ`
+looks like `ada`), in the name and in its skeleton (that of Cyrillic `в` is `ʙ`); single
+vertical strokes as a bar (`ada│` looks like `adal`); the small Cyrillic palochka `ӏ`,
+which the data makes an `i` (`kӏwi` looks like `kiwi` by `name_key`), as its capital, a
+bar like `l` and `I` (`heӏӏo` looks like `hello`).
 
 The database keeps each player's keys under UNIQUE indexes (`players_name_key`,
 `players_shape_key`): of two concurrent creations of lookalike names only one commits, and
@@ -70,8 +74,11 @@ def _plain(text: str) -> str:
     """`text` without its spaces (a thin or a hair space shows as next to nothing), its
     joiners of emoji (a font without the joined emoji shows them apart) and its combining
     marks."""
-    joined = "".join(text.replace("\u200d", "").split())
-    return "".join(ch for ch in _NFD.normalize(joined) if not _MARK.contains(ch))
+    return _unmarked("".join(text.replace("\u200d", "").split()))
+
+
+def _unmarked(text: str) -> str:
+    return "".join(ch for ch in _NFD.normalize(text) if not _MARK.contains(ch))
 
 
 def _small_capitals() -> dict[str, str]:
@@ -101,12 +108,22 @@ _DRAWN_AS: Final = str.maketrans(
 
 
 def _skeleton(text: str) -> str:
-    return str(_SPOOF.getSkeleton(0, text.translate(_DRAWN_AS)))
+    """TS #39's skeleton of `text` read as drawn: the characters of _DRAWN_AS as what they
+    are drawn as, before the skeleton and in it (the skeleton of Cyrillic `в` is the small
+    capital `ʙ`, drawn as `b`), and without the marks it may add, until nothing changes."""
+    key = text
+    for _ in range(4):  # (twice at most, for what Unicode's data holds)
+        again = _unmarked(str(_SPOOF.getSkeleton(0, key.translate(_DRAWN_AS))))
+        if again == key:
+            break
+        key = again
+    return key
 
 
 def name_key(name: str) -> str:
-    """What a name looks like, case folded first: equal for names that look alike."""
-    return _skeleton(_plain(_FOLD.normalize(name)))
+    """What a name looks like, case folded first, by TS #39's skeleton as Unicode's data
+    has it: equal for names that look alike."""
+    return str(_SPOOF.getSkeleton(0, _plain(_FOLD.normalize(name))))
 
 
 def shape_key(name: str) -> str:

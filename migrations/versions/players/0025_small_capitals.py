@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from alembic import op
 
-from migrations.keys import give_keys
-from service.players.names import glyph_key, name_key, shape_key
+from migrations.keys import give_every_key
 
 revision = "0025"
 down_revision = "0024"
@@ -26,8 +25,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    give_keys(op.get_bind(), {"name_key": name_key, "shape_key": shape_key,
-                              "glyph_key": glyph_key})
+    give_every_key(op.get_bind())
 
 
 def downgrade() -> None:

@@ -72,6 +72,13 @@ LOOKALIKES_AS_WRITTEN = [
     ("ada", "\u1d00\u1d05\u1d00"), ("adal", "ada\u2502"), ("adal", "ada\u4e28"),
     ("adal", "ada\u23d0"), ("adal", "ada\u3021"), ("adal", "ada\u2758"), ("adal", "ada\u258f"),
     ("bob", "\u0185ob"),
+    # letters whose skeleton is a small capital (Cyrillic ve, en with descender, Latin
+    # turned r with long leg, Cherokee): read as that capital's letter; and one small
+    # capital whose skeleton is another's (Cyrillic em, small capital M)
+    ("bat", "\u0432at"), ("zorro", "\u1d22\u1d0f\uab71\uab71\u1d0f"), ("hanna", "\u04a3anna"),
+    ("bat", "\u13fcat"), ("\u1d0dax", "\u043cax"), ("max", "\u1d0dax"),
+    # TS #39's data: the small palochka is an i (drawn as a bar, it is an l above)
+    ("kiwi", "k\u04cfwi"),
 ]
 
 
