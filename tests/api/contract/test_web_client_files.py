@@ -39,3 +39,17 @@ async def test_nothing_outside_the_static_folder_is_served(client: TestClient) -
         r = await client.get(path, allow_redirects=False)
         assert r.status == 404, path
         assert r.content_type == "application/problem+json"
+
+
+async def test_a_range_is_ignored_and_the_file_comes_whole(client: TestClient) -> None:
+    """RFC 9110 lets a server ignore a Range: the page's files come whole (200), never a
+    416 without a problem, nor a part of a file whose tag is not the client's (If-Range)."""
+    whole = await (await client.get("/static/main.js")).read()
+    for headers in ({"Range": "bytes=999999999-"}, {"Range": "bytes=0-0,5-6"},
+                    {"Range": "bytes=0-10", "If-Range": '"an-old-tag"'},
+                    {"Range": "bytes=0-10"}):
+        for path in ("/", "/static/main.js"):
+            r = await client.get(path, headers=headers)
+            assert r.status == 200, (path, headers, r.status)
+            assert "Content-Range" not in r.headers
+        assert await r.read() == whole
