@@ -167,7 +167,7 @@ class GameRecord:
         """The player's moves in effect since the last hint, oldest first (automatic moves
         left out); None without a hint or when undos went back past it."""
         start = self._hint_turns
-        if start is None or len(self._turns) < start:
+        if start is None:
             return None
         stack = self.position.move_stack
         at = len(stack)
@@ -193,6 +193,8 @@ class GameRecord:
         pos = self.position
         taken = []
         n = self._turns.pop()
+        if self._hint_turns is not None and len(self._turns) < self._hint_turns:
+            self._hint_turns = None  # back past the last hint: its position is left for good
         for i in range(n):
             card = pos.moved_card()
             move = pos.undo()

@@ -242,6 +242,7 @@ def test_the_moves_since_the_last_hint(autoplay: bool) -> None:
 
     game, log = Game.new("freecell", 5, autoplay)
     assert game.moves_since_hint() is None
+    log += game.play(game.position.legal_moves[0])  # a move before the hint
     first = game.position.legal_moves[0]
     log += game.give_hint("winnable", first, 80, [str(first)])
     assert game.moves_since_hint() == []
@@ -258,10 +259,13 @@ def test_the_moves_since_the_last_hint(autoplay: bool) -> None:
     log += game.undo()
     log += game.undo()
     assert game.moves_since_hint() == []
-    if game.can_undo:
-        log += game.undo()
-        assert game.moves_since_hint() is None  # back past the hint
-    assert Game.replay(log).moves_since_hint() == game.moves_since_hint()
+    log += game.undo()
+    assert game.moves_since_hint() is None  # back past the hint
+    # and for good: the moves played after it do not start from the hint's position (a
+    # redo, back on it, too: the hint's line is then checked move by move)
+    log += game.play(game.position.legal_moves[-1])
+    assert game.moves_since_hint() is None
+    assert Game.replay(log).moves_since_hint() is None
 
 
 def _automatic(log: list) -> int:  # type: ignore[type-arg]

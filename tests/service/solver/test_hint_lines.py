@@ -14,7 +14,7 @@ from engine import VARIANTS, Game, Move
 from service.deals.table import table
 from service.solver import fcsolve
 from service.solver.hints import hint
-from service.solver.lines import player_moves
+from service.solver.lines import line_from_record, player_moves
 from service.solver.verdicts import Solver
 
 DEALS = 20  # per game and autoplay setting
@@ -100,3 +100,18 @@ def test_a_deals_opening_is_known_winnable_when_the_tables_say_it_is_solvable() 
     game.play(next(iter(game.position.legal_moves)))  # (no longer the deal's opening)
     assert not known_winnable(game)
     assert not known_winnable(Game.new("bakers_dozen", 2662)[0])  # no solution
+
+
+def test_a_line_is_not_read_on_after_an_undo_back_past_its_hint() -> None:
+    """The move before the hint taken back and another played instead, the hint's first
+    move played after it does not put the game on the hint's line: the line is no longer
+    read off as it was recorded (its rest would not win, or not even be legal), only a
+    tail that wins from the present position, move by move."""
+    game, _ = Game.new("freecell", 1, False)
+    game.play(Move("t1", "c"))
+    line = (Move("t3", "c2"), Move("t4", "c3"))  # (recorded as the hint's line)
+    game.give_hint("winnable", line[0], 2, tuple(str(m) for m in line))
+    game.undo()
+    game.play(Move("t2", "c"))
+    game.play(line[0])
+    assert line_from_record(game) is None
