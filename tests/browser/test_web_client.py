@@ -97,7 +97,10 @@ async def test_opening_page_starts_a_shared_deal(pages: Pages, http: aiohttp.Cli
 
 async def test_an_address_with_no_deal_says_why_on_the_welcome(page: Any) -> None:
     """A deal that is no deal (out of range, or not a number) opens the welcome, which says
-    why and keeps the game and the number asked for in its form."""
+    why and keeps the game and the number asked for in its form (a number: its field
+    takes nothing else, and the browser warns of anything else put in it)."""
+    warned: list[str] = []
+    page.on("console", lambda m: warned.append(m.text) if m.type == "warning" else None)
     for deal, why in (("8589934592", "there is no deal 8589934592"),
                       ("99999999999999999999", "there is no deal 99999999999999999999"),
                       ("1e3", 'a deal is a whole number from 1 up, not "1e3"'),
@@ -109,6 +112,7 @@ async def test_an_address_with_no_deal_says_why_on_the_welcome(page: Any) -> Non
         assert why in await page.text_content("#welcome-message")
         assert await page.input_value("#variant") == "bakers_game"
     assert await page.input_value("#deal-input") == ""  # "abc" is no number to keep
+    assert warned == []
     await page.goto("/?variant=freecell&deal=8589934592")
     await idle(page)
     assert await page.input_value("#deal-input") == "8589934592"

@@ -47,8 +47,9 @@ async function route() {
   if (address.kind === "game") return openGame(address.id);
   if (address.kind === "deal") {
     // the welcome's form says the deal asked for, should the page end there (a bad deal,
-    // an unknown game, a device signed out)
-    document.getElementById("deal-input").value = address.dealText ?? "";
+    // an unknown game, a device signed out); a number field takes only digits
+    const asked = address.dealText ?? "";
+    document.getElementById("deal-input").value = /^\d+$/.test(asked) ? asked : "";
     if (!(address.variant in TITLES)) {
       showWelcome();
       say(`There is no game called "${address.variant}" here; pick one below.`, "error");
