@@ -69,7 +69,6 @@ async def commit(
         )
         if recorded.race_ends_at is not None:
             assert done.race_id is not None
-            await races.games_ended(backend, done.race_id)  # (this write may have ended it)
             raise races.over(done.race_id, recorded.race_ends_at)
         if recorded.replayed is not None:  # the key's earlier answer: nothing written now
             assert idem is not None

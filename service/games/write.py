@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from engine import EngineError, Game
 from service.base.backend import Backend
-from service.base.errors import GameFinished, ServiceError, VersionMismatch
+from service.base.errors import GameFinished, RaceOver, ServiceError, VersionMismatch
 from service.base.requests import Idempotency
 from service.database.connections import VersionConflict
 from service.games import answers, checks, commit, positions
@@ -112,6 +112,8 @@ async def write(
             # a race's game found over (abandoned at the race's end, say): when the
             # race's time is up, that is what the refusal says
             refusal = await races.over_if_ended(backend, race_id) or exc
+        elif isinstance(exc, RaceOver) and race_id is not None:
+            await races.games_ended(backend, race_id)  # (this write may have ended it)
         # a retry (same Idempotency-Key) gets its first answer; a first is kept as one
         first = await answers.answered_before(backend, player, idem, refusal)
         if first is not None:
