@@ -119,11 +119,22 @@ def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]
     return "the request body is not valid: " + "; ".join(parts), errors
 
 
+# the parser's words (llhttp's) that name no header or feature a person would know
+_PARSER_WORDS = {
+    "Pause on PRI/Upgrade": "it opens as HTTP/2, which this service does not speak; send"
+    " HTTP/1.1",
+    "Invalid header token": "a header's name holds a space or a character a name may not hold",
+    "Invalid header value char": "a header's value holds a control character",
+}
+
+
 def parser_reason(exc: HttpProcessingError) -> str:
     """The first line of aiohttp's message, which names what is wrong (the parser's own
-    words: "Duplicate Content-Length"); the lines after it quote the request's bytes,
-    which are no one's business in an answer."""
+    words: "Duplicate Content-Length", plain words where they name nothing a person
+    knows); the lines after it quote the request's bytes, which are no one's business in
+    an answer."""
     first = exc.message.split("\n", 1)[0].strip().removesuffix(":").strip()
+    first = _PARSER_WORDS.get(first, first)
     return printable(first)[:120] or "the parser refused it"
 
 

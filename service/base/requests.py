@@ -69,7 +69,17 @@ async def read_json(request: web.Request) -> Any:
             raise web.HTTPUnsupportedMediaType(
                 text=f"send the body as application/json, not {ctype}"
             ) from exc
-        raise BadRequest(f"the body is not valid JSON (UTF-8): {exc}") from exc
+        raise BadRequest(f"the body is not valid JSON (UTF-8): {_json_fault(raw, exc)}") from exc
+
+
+def _json_fault(raw: bytes, exc: orjson.JSONDecodeError) -> str:
+    """What is wrong with a body that does not parse: a byte that is not UTF-8 by its
+    place (the parser says "surrogates not allowed" of any), else the parser's words."""
+    try:
+        raw.decode()
+    except UnicodeDecodeError as bad:
+        return f"byte {bad.start} (0x{raw[bad.start]:02x}) is not part of UTF-8 text"
+    return str(exc)
 
 
 async def read_object(request: web.Request) -> dict[str, Any]:

@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     # address may hold at once, WebSockets included, when RATE_LIMITS is on: the next is
     # closed as soon as it is accepted (service/serving/server.py)
     request_timeout_s: float = Field(default=10.0, gt=0)
+    # seconds a streamed answer (the export) waits for its client to take more of it: past
+    # them its connection is closed, and what it held let go (service/players/routes.py)
+    send_timeout_s: float = Field(default=30.0, gt=0)
     max_connections_per_address: int = Field(default=64, ge=1)
     # positions kept in memory (games), and players by token; least recently used first out
     cache_games: int = 20_000

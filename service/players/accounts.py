@@ -168,7 +168,8 @@ FOR NO KEY UPDATE OF p"""
 def too_many() -> Conflict:
     return Conflict(
         f"this player has {MAX_TOKENS} devices signed in, the most there may be; sign one"
-        " out first (DELETE /v1/players/me/tokens/{id})"
+        " out first: GET /v1/players/me/tokens lists them with their ids, and DELETE"
+        " /v1/players/me/tokens/<its id> signs one out"
     )
 
 

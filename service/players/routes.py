@@ -4,11 +4,12 @@ player's record and games by id are the boards' (service/boards/routes.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from aiohttp import web
 
-from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
+from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY, SETTINGS_KEY
 from service.base.ratelimit import charge
 from service.base.requests import (
     idempotency,
@@ -64,18 +65,30 @@ async def export(request: web.Request) -> web.StreamResponse:
     first = await anext(lines, None)
     response = private(web.StreamResponse(headers={"Content-Type": "application/x-ndjson"}))
     await response.prepare(request)
+    patience = request.app[SETTINGS_KEY].send_timeout_s
     try:
         if first is not None:
-            await response.write(first)
+            async with asyncio.timeout(patience):  # (each line waits for the client anew)
+                await response.write(first)
             async for line in lines:
-                await response.write(line)
+                async with asyncio.timeout(patience):
+                    await response.write(line)
         await response.write_eof()
-    except Exception:
+    except Exception as exc:
         # the answer has begun: no problem+json can follow it, so the connection is cut
         # and the body ends without its last chunk (the client sees it broken)
-        log.warning("export cut off mid-stream", exc_info=True)
-        if request.transport is not None:
-            request.transport.close()
+        transport = request.transport
+        if isinstance(exc, TimeoutError):
+            log.info("export cut off: its client read none of it for %s s", patience)
+            if transport is not None:
+                transport.abort()  # (close would wait for the client to take what it holds)
+            return response
+        if isinstance(exc, ConnectionError):  # (a phone put away: no fault of ours)
+            log.info("export cut off: its client went away")
+        else:
+            log.warning("export cut off mid-stream", exc_info=True)
+        if transport is not None:
+            transport.close()
     return response
 
 

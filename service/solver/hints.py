@@ -122,17 +122,15 @@ def prefetch_opening(
         solver.prefetch(cls(cards, cells, state["foundations"]), owner, charge)
 
 
-def require_over(game: Game, what: str) -> None:
+def require_over(game: Game, what: str, advice: str) -> None:
     """A hint or an analysis is read off a game (recorded nowhere) only once it is over,
     won or abandoned (``Game.is_over``): Conflict for a game in play or blocked (an undo can
     still revive a blocked game, so a hint on it is part of its record). ``what`` names
-    the reading refused."""
+    the reading refused, ``advice`` what the caller can do instead."""
     if game.is_over:
         return
     state = "blocked (an undo can still revive it)" if game.status == BLOCKED else "in play"
     raise Conflict(
-        f"the game is {state}: {what} is only for a game won or abandoned; a hint on a"
-        " game not over is part of its record, so ask for one with"
-        " POST /v1/games/{id}/hint and the player's token",
+        f"the game is {state}: {what} is only for a game won or abandoned; {advice}",
         current_version=game.version,
     )

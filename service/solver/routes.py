@@ -59,7 +59,10 @@ async def hint_after(request: web.Request) -> web.Response:
     # as a hint asked with a token: none of a race's games, nor of a racer's on its deal
     await commands.refuse_hints_in_races(backend, gid, live, read_by_anyone=True)
     game = live.game.copy()
-    hints.require_over(game, "a hint read without a record")
+    hints.require_over(
+        game, "a hint read without a record", "a hint on a game not over is part of its"
+        f" record: its player asks for one with POST /v1/games/{gid}/hint and their token",
+    )
     who = owners.of_request(request)
     if request.app[SOLVER_KEY].would_search(game.position, None, hints.known_winnable(game)):
         owners.charge(request, who)
@@ -86,7 +89,9 @@ async def analysis(request: web.Request) -> web.Response:
             version = await postmortem.version_if_over(backend, gid)
             if version is None:  # no such game, or not over: the rules say which (404, 409)
                 live = await positions.current(backend, gid)
-                hints.require_over(live.game, "the analysis")
+                hints.require_over(live.game, "its analysis", "the analysis of a game"
+                                   " still played would show its player the way to win:"
+                                   " ask again once the game is over")
                 version = live.game.version
             request.app[METRICS_KEY].analyses.inc()
             return await postmortem.of_game(

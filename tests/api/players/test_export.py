@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import uuid
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,48 @@ async def test_trouble_after_the_first_line_cuts_the_connection(client: TestClie
     with pytest.raises(aiohttp.ClientPayloadError):  # (not a 503 written inside the body)
         r = await asyncio.wait_for(client.get("/v1/players/me/export", headers=auth(ada)), 5)
         await asyncio.wait_for(r.read(), 5)
+
+
+async def test_a_client_that_reads_none_of_its_export_is_cut_off(
+    db_url: str, tmp_path: Path
+) -> None:
+    """A phone put away mid-download: an export of some 8 MB to a client that reads
+    nothing fills the sockets' buffers, then waits SEND_TIMEOUT_S for the client to take
+    more; past it the service drops the connection and what it held (a line in its log,
+    no traceback), and the client finds the body cut short."""
+    service = ServiceProcess(db_url, tmp_path / "service.log", SOLVER_PREFETCH="false",
+                             SEND_TIMEOUT_S="1")  # fmt: skip
+    service.start()
+    try:
+        await service.ready()
+        async with (aiohttp.ClientSession() as s,
+                    s.post(f"{service.base}/v1/players", json={"name": "ada"}) as r):
+            ada = await r.json()
+        conn = await asyncpg.connect(db_url)
+        try:
+            await seed(conn, uuid.UUID(ada["id"]), 1000)  # (about 8 KB a game)
+        finally:
+            await conn.close()
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", service.port))
+        sock.sendall(f"GET /v1/players/me/export HTTP/1.1\r\nHost: test\r\n"
+                     f"Authorization: Bearer {ada['token']}\r\n\r\n".encode())  # fmt: skip
+        process = psutil.Process(service.proc.pid)  # type: ignore[union-attr]
+        mine = sock.getsockname()[1]
+        deadline = asyncio.get_running_loop().time() + 20
+        while any(c.raddr and c.raddr.port == mine for c in process.net_connections()):
+            assert asyncio.get_running_loop().time() < deadline, "the export still waits"
+            await asyncio.sleep(0.2)
+        body = b""
+        sock.settimeout(10)
+        while chunk := sock.recv(1 << 20):  # what the kernel had taken, then the end
+            body += chunk
+        sock.close()
+    finally:
+        service.stop()
+    lines = body.partition(b"\r\n\r\n")[2].count(b"\n")
+    assert body.startswith(b"HTTP/1.1 200") and 0 < lines < 1000, lines
+    log = service.log.read_text(errors="replace")
+    assert "export cut off: its client read none of it for 1.0 s" in log, log[-3000:]
+    assert "Traceback" not in log, log[-3000:]

@@ -205,15 +205,18 @@ async def test_a_blocked_game_has_no_hint_or_analysis_to_read(client: TestClient
     url = f"/v1/games/{game['id']}"
     blocked = await call(client, "POST", f"{url}/moves", ada, {"from": "t7", "to": "t2"}, 201)
     assert blocked["game"]["status"] == "blocked"
-    for what, reading in (("hint", "a hint read without a record"), ("analysis", "the analysis")):
+    readings = {
+        "hint": "a hint read without a record is only for a game won or abandoned; a hint on"
+        " a game not over is part of its record: its player asks for one with POST"
+        f" {url}/hint and their token",
+        "analysis": "its analysis is only for a game won or abandoned; the analysis of a game"
+        " still played would show its player the way to win: ask again once the game is over",
+    }
+    for what, reading in readings.items():
         problem = await call(client, "GET", f"{url}/{what}", status=409)
         assert problem["type"].endswith("/conflict")
         assert problem["current_version"] == blocked["game"]["version"]
-        assert problem["detail"] == (
-            f"the game is blocked (an undo can still revive it): {reading} is only for a game"
-            " won or abandoned; a hint on a game not over is part of its record, so ask for"
-            " one with POST /v1/games/{id}/hint and the player's token"
-        )
+        assert problem["detail"] == f"the game is blocked (an undo can still revive it): {reading}"
     # its hint needs no search: unwinnable, even while the solver takes no more searches
     client.app[SOLVER_KEY].max_pending = 0
     hint = await call(client, "POST", f"{url}/hint", ada, {}, 201)

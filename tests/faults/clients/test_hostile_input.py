@@ -149,6 +149,11 @@ async def test_text_that_is_not_utf8_or_cannot_be_stored(client: TestClient) -> 
     ]:
         r = await client.post(url, data=body, headers={**json_header, **auth(ada)})
         await problem(r, 400)
+    # a byte that is not UTF-8 is named by its place, not by the parser's "surrogates"
+    r = await client.post(url, data=b'{"from": "\xff"}', headers={**json_header, **auth(ada)})
+    assert (await problem(r, 400))["detail"] == (
+        "the body is not valid JSON (UTF-8): byte 10 (0xff) is not part of UTF-8 text"
+    )
     await still_serving(client)
 
 
@@ -317,6 +322,21 @@ async def test_a_request_the_parser_refuses_is_answered_with_a_problem(
         assert problem["status"] == status and problem["detail"], problem
         assert problem["type"].endswith("/not-found" if status == 404 else "/bad-request")
         assert mark not in answer, answer
+    # the parser's reasons in words a person knows, not llhttp's names for them
+    for data, said in [
+        (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "it opens as HTTP/2, which this service"
+         " does not speak; send HTTP/1.1"),
+        (b"GET /healthz HTTP/1.1\r\n" + head + b"Bad Header: y\r\n\r\n", "a header's name"
+         " holds a space or a character a name may not hold"),
+        (b"GET /healthz HTTP/1.1\r\n" + head + b"X-A: b\x01c\r\n\r\n", "a header's value"
+         " holds a control character"),
+    ]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        writer.write(data)
+        answer = await asyncio.wait_for(reader.read(), 10)
+        writer.close()
+        problem = json.loads(answer.partition(b"\r\n\r\n")[2])
+        assert problem["detail"] == f"the request is not HTTP/1.1 this service reads: {said}"
     async with aiohttp.ClientSession() as s, s.get(f"{served.base}/healthz") as r:
         assert r.status == 200
     # a client's malformed bytes are a line of the log, not a traceback anyone could pour in
