@@ -49,6 +49,13 @@ class VersionMismatch(Conflict):
     slug = "version-conflict"
 
 
+class PreconditionFailed(VersionMismatch):
+    """A write conditioned by If-Match on an ETag the game no longer has (RFC 9110, 13.1.1):
+    what a stale expected_version is, with HTTP's own status."""
+
+    status, title, slug = 412, "Precondition Failed", "precondition-failed"
+
+
 class Unprocessable(ServiceError):
     status, title, slug = 422, "Unprocessable Content", "unprocessable"
 
