@@ -94,6 +94,14 @@ async def get(client: TestClient, url: str, status: int = 200, **kw: Any) -> Any
     return await r.json()
 
 
+async def etag_of(client: TestClient, url: str, **kw: Any) -> str:
+    r = await client.get(url, **kw)
+    assert r.status == 200, await r.text()
+    tag = dict(r.raw_headers)[b"ETag"].decode()  # spelt so on the wire, as RFC 9110 does
+    assert tag.startswith('"') and tag.endswith('"')
+    return tag
+
+
 async def post(client: TestClient, player: dict[str, Any], url: str, body: Any = None,
                status: int = 201, **headers: str) -> Any:
     r = await client.post(url, json={} if body is None else body,

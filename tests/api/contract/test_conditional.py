@@ -14,17 +14,9 @@ from service.base.keys import BACKEND_KEY
 from service.database.connections import DatabaseUnavailable, current_budget
 from service.live.hub import HUB_KEY
 
-from ..helpers import auth, instance, new_game, new_player, play_to_win, post, shortest
+from ..helpers import auth, etag_of, instance, new_game, new_player, play_to_win, post, shortest
 
 APP = "https://app.example"
-
-
-async def etag_of(client: TestClient, url: str, **kw: Any) -> str:
-    r = await client.get(url, **kw)
-    assert r.status == 200, await r.text()
-    tag = dict(r.raw_headers)[b"ETag"].decode()  # spelt so on the wire, as RFC 9110 does
-    assert tag.startswith('"') and tag.endswith('"')
-    return tag
 
 
 async def not_modified(client: TestClient, url: str, tag: str, **kw: Any) -> bool:

@@ -4,29 +4,12 @@ tag (docs/api-guide.md, "Moves"; openapi.yaml's IfMatch)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp.test_utils import TestClient
 
 from service.games.checks import NO_TAG, TaggedVersion, expected
 from service.games.queries import view_tag
 
-from ..helpers import auth, get, instance, new_game, new_player, post
-
-
-async def tag_of(client: TestClient, url: str) -> str:
-    r = await client.get(url)
-    assert r.status == 200
-    return r.headers["ETag"]
-
-
-async def refused(client: TestClient, player: dict[str, Any], url: str, body: Any,
-                  status: int, **headers: str) -> dict[str, Any]:  # fmt: skip
-    r = await client.post(url, json=body, headers={**auth(player), **headers})
-    assert r.status == status, await r.text()
-    assert r.content_type == "application/problem+json"
-    problem: dict[str, Any] = await r.json()
-    return problem
+from ..helpers import auth, etag_of, get, instance, new_game, new_player, post
 
 
 async def test_a_write_with_the_games_etag_is_played_and_a_stale_one_is_412(
@@ -35,16 +18,16 @@ async def test_a_write_with_the_games_etag_is_played_and_a_stale_one_is_412(
     ada = await new_player(client)
     game = await new_game(client, ada, deal=617, autoplay=False)
     url = f"/v1/games/{game['id']}"
-    first = await tag_of(client, url)
+    first = await etag_of(client, url)
     await post(client, ada, f"{url}/moves", {"from": "t1", "to": "c"}, **{"If-Match": first})
-    second = await tag_of(client, url)
+    second = await etag_of(client, url)
     assert second != first
     # every write of the game takes it: a move, a batch, an undo, a redo, an abandonment
     # and a hint; each with the first tag is 412, and appends nothing
     for path, body in [("moves", {"from": "t2", "to": "c"}),
                        ("moves", {"moves": [{"from": "t2", "to": "c"}]}),
                        ("undo", {}), ("redo", {}), ("abandon", {}), ("hint", {})]:  # fmt: skip
-        problem = await refused(client, ada, f"{url}/{path}", body, 412, **{"If-Match": first})
+        problem = await post(client, ada, f"{url}/{path}", body, 412, **{"If-Match": first})
         assert problem["type"].endswith("/precondition-failed"), problem
         assert problem["title"] == "Precondition Failed"
         assert problem["current_version"] == 2
@@ -65,12 +48,12 @@ async def test_a_tag_that_is_not_the_games_never_holds(client: TestClient) -> No
     game = await new_game(client, ada, deal=617, autoplay=False)
     other = await new_game(client, ada, deal=618, autoplay=False)
     url = f"/v1/games/{game['id']}"
-    tag = await tag_of(client, url)
-    for field in [await tag_of(client, f"/v1/games/{other['id']}"),  # another game's
+    tag = await etag_of(client, url)
+    for field in [await etag_of(client, f"/v1/games/{other['id']}"),  # another game's
                   f"W/{tag}",  # a weak tag: never equal by the strong comparison
-                  await tag_of(client, f"{url}/legal-moves"),  # another resource's
+                  await etag_of(client, f"{url}/legal-moves"),  # another resource's
                   tag.strip('"'), '""']:  # fmt: skip
-        problem = await refused(client, ada, f"{url}/moves", {"from": "t1", "to": "c"}, 412,
+        problem = await post(client, ada, f"{url}/moves", {"from": "t1", "to": "c"}, 412,
                                 **{"If-Match": field})  # fmt: skip
         assert problem["detail"] == (
             "the game is at version 1, and If-Match names no ETag of it; reload it (its"
@@ -83,14 +66,14 @@ async def test_if_match_and_expected_version_must_agree(client: TestClient) -> N
     ada = await new_player(client)
     game = await new_game(client, ada, deal=617, autoplay=False)
     url = f"/v1/games/{game['id']}"
-    tag = await tag_of(client, url)
+    tag = await etag_of(client, url)
     move = {"from": "t1", "to": "c", "expected_version": 3}
-    problem = await refused(client, ada, f"{url}/moves", move, 400, **{"If-Match": tag})
+    problem = await post(client, ada, f"{url}/moves", move, 400, **{"If-Match": tag})
     assert problem["detail"] == "expected_version 3 and If-Match's ETag disagree; send one"
     move["expected_version"] = 1
     await post(client, ada, f"{url}/moves", move, **{"If-Match": tag})
     two = f'"{game["id"]}.1", "{game["id"]}.2"'
-    problem = await refused(client, ada, f"{url}/undo", {}, 400, **{"If-Match": two})
+    problem = await post(client, ada, f"{url}/undo", {}, 400, **{"If-Match": two})
     assert "several versions" in problem["detail"]
 
 
@@ -100,10 +83,10 @@ async def test_a_412_under_a_key_is_its_first_answer(client: TestClient) -> None
     ada = await new_player(client)
     game = await new_game(client, ada, deal=617, autoplay=False)
     url = f"/v1/games/{game['id']}"
-    start = await tag_of(client, url)
+    start = await etag_of(client, url)
     await post(client, ada, f"{url}/moves", {"from": "t1", "to": "c"})
     headers = {"If-Match": start, "Idempotency-Key": "k-412"}
-    first = await refused(client, ada, f"{url}/moves", {"from": "t2", "to": "c"}, 412,
+    first = await post(client, ada, f"{url}/moves", {"from": "t2", "to": "c"}, 412,
                           **headers)  # fmt: skip
     await post(client, ada, f"{url}/undo", {})
     r = await client.post(f"{url}/moves", json={"from": "t2", "to": "c"},
@@ -119,10 +102,10 @@ async def test_a_tag_another_instance_made_is_judged_by_the_log(db_url: str) -> 
         ada = await new_player(a)
         game = await new_game(a, ada, deal=617, autoplay=False)
         url = f"/v1/games/{game['id']}"
-        stale = await tag_of(a, url)
+        stale = await etag_of(a, url)
         await post(b, ada, f"{url}/moves", {"from": "t1", "to": "c"})
-        fresh = await tag_of(b, url)
-        problem = await refused(a, ada, f"{url}/moves", {"from": "t2", "to": "c"}, 412,
+        fresh = await etag_of(b, url)
+        problem = await post(a, ada, f"{url}/moves", {"from": "t2", "to": "c"}, 412,
                                 **{"If-Match": stale})  # fmt: skip
         assert problem["current_version"] == 2
         moved = await post(a, ada, f"{url}/moves", {"from": "t2", "to": "c"},
