@@ -6,8 +6,10 @@ import argparse
 import asyncio
 import sys
 
+from pydantic import ValidationError
+
 from service.base import logs
-from service.base.settings import Settings
+from service.base.settings import Settings, refusal
 from service.database.embedded import resolve_database_url, stop_embedded
 from service.database.migrate import schema_ahead, schema_behind, upgrade
 from service.database.probe import transaction_pooler, wait_for_database
@@ -32,7 +34,11 @@ def main(argv: list[str] | None = None) -> int:
                    " commands leave running")
     args = parser.parse_args(argv)
     logs.configure()
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        print(refusal(exc), file=sys.stderr)
+        return 2
     if args.command == "stop-db":
         stopped = stop_embedded(settings.data_dir)
         print(f"{settings.data_dir}: {'stopped' if stopped else 'no server running'}")

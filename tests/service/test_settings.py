@@ -1,0 +1,53 @@
+"""Settings that cannot work stop every command before it starts (docs/operations.md,
+"Running"): exit code 2 and one line a setting, named as the environment spells it, with
+no traceback and without showing a URL's or a key's value."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from service.base.settings import Settings
+
+REFUSED = [
+    ({"PORT": "70000"}, "PORT: Input should be less than or equal to 65535 (given '70000')"),
+    ({"PORT": "abc"}, "PORT: Input should be a valid integer"),
+    ({"DB_TIMEOUT": "0"}, "DB_TIMEOUT: Input should be greater than 0 (given '0')"),
+    ({"CACHE_GAMES": "-1"}, "CACHE_GAMES: Input should be greater than or equal to 1"),
+    ({"WS_SWEEP": "0"}, "WS_SWEEP: Input should be greater than 0"),
+    ({"WS_HEARTBEAT": "-1"}, "WS_HEARTBEAT: Input should be greater than 0"),
+    ({"RATE_WRITES_PER_MINUTE": "0"}, "RATE_WRITES_PER_MINUTE: Input should be greater than"),
+    ({"SOLVER_WORKERS": "0"}, "SOLVER_WORKERS: Input should be greater than or equal to 1"),
+    ({"RATE_LIMITS": "of"}, "RATE_LIMITS: must be on or off"),
+    ({"EVENTS_BROKER": "http://x"}, "EVENTS_BROKER: must be a NATS server's URL"),
+    ({"DATABASE_URL": "garbage"}, "DATABASE_URL: must be a postgresql://user@host:port/"),
+    ({"POOL_MIN": "20", "POOL_MAX": "8"}, "POOL_MIN (20) is over POOL_MAX (8)"),
+]
+
+
+@pytest.mark.parametrize(("env", "said"), REFUSED)
+def test_settings_that_cannot_work_are_refused_by_name(env: dict[str, str], said: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "migrate"], env={**os.environ, **env},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("the settings cannot work:\n"), done.stderr
+    assert said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_url_with_a_password_is_not_shown() -> None:
+    env = {"DATABASE_URL": "postgresql://ada:s3cret@localhost:port/db"}
+    done = subprocess.run([sys.executable, "-m", "service", "migrate"],
+                          env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 2 and "DATABASE_URL: is not a URL PostgreSQL takes" in done.stderr
+    assert "s3cret" not in done.stderr
+
+
+def test_rate_limits_words() -> None:
+    for word, on in [("on", True), ("YES", True), ("1", True), (" off ", False), ("no", False)]:
+        assert Settings(rate_limits=word).rate_limits_on is on
