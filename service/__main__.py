@@ -13,6 +13,7 @@ from service.base.settings import Settings, refusal
 from service.database.embedded import resolve_database_url, stop_embedded
 from service.database.migrate import schema_ahead, schema_behind, upgrade
 from service.database.probe import transaction_pooler, wait_for_database
+from service.serving.server import port_taken
 from service.workers import default_workers, serve, supervise
 
 UNTOLD_POOLER = (
@@ -44,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{settings.data_dir}: {'stopped' if stopped else 'no server running'}")
         return 0
     problem = settings.listener_problem()
+    if args.command == "run":
+        problem = problem or port_taken(settings.host, settings.port)
     if args.command == "run" and problem:
         print(problem, file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ from service.base import logs
 from service.base.ratelimit import SharedSlots
 from service.base.settings import Settings
 from service.serving.addresses import AddressCounts, SharedAddressCounts
-from service.serving.server import run
+from service.serving.server import STOP_SIGNALS, run
 
 log = logging.getLogger("service")
 
@@ -81,6 +81,10 @@ def _worker(settings: Settings, parent: int, limits: SharedSlots,
     logs.configure()
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     serve(settings, reuse_port=True, limits=limits, connections=connections, worker=worker)
+    # served and cleaned up: multiprocessing's exit would now wait for the solver's
+    # processes, one of which may be searching a new game's opening for many budgets
+    for child in multiprocessing.active_children():
+        child.terminate()
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -116,8 +120,8 @@ def supervise(settings: Settings, workers: int) -> int:
             if proc.is_alive() and proc.pid is not None:
                 os.kill(proc.pid, signal.SIGTERM)
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, stop)
     for proc in procs:
         proc.start()
     started = [time.monotonic()] * workers

@@ -27,6 +27,7 @@ import asyncio
 import math
 import secrets
 import signal
+import socket
 from typing import Any, cast
 
 from aiohttp import web
@@ -231,6 +232,34 @@ class GuardedRunner(FrontRunner):
                              **self.handler_args)  # fmt: skip
 
 
+# what stops a service process gracefully: SIGHUP too, the hang-up of the terminal a
+# `make run` runs in
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def port_taken(host: str, port: int) -> str | None:
+    """Why HOST:PORT cannot be served, or None: a name that resolves to nothing, or a
+    port another process listens on. Asked before the workers bind it with SO_REUSEPORT,
+    which a second instance's workers would share silently (taking part of the traffic,
+    with rate counters of their own); a port in TIME_WAIT is free (SO_REUSEADDR)."""
+    if port == 0:
+        return None
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"HOST {host!r} names no address of this machine ({exc.strerror})"
+    for family, kind, proto, _, address in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                return (f"{host}:{port} cannot be served ({exc.strerror}): another instance"
+                        " of the service, or another server, listens there; stop it or set"
+                        " PORT")  # fmt: skip
+    return None
+
+
 def run(app: web.Application, settings: Settings, counts: AddressCounts, reuse_port: bool,
         shutdown_timeout: float) -> None:
     """Serve `app` on HOST:PORT until SIGTERM or SIGINT, then shut down as aiohttp does:
@@ -240,7 +269,7 @@ def run(app: web.Application, settings: Settings, counts: AddressCounts, reuse_p
     async def serve() -> None:
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop.set)
         runner = GuardedRunner(app, Guard(settings, counts), access_log=None,
                                keepalive_timeout=KEEPALIVE_SECONDS,

@@ -5,6 +5,7 @@ no traceback and without showing a URL's or a key's value."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -51,3 +52,19 @@ def test_a_url_with_a_password_is_not_shown() -> None:
 def test_rate_limits_words() -> None:
     for word, on in [("on", True), ("YES", True), ("1", True), (" off ", False), ("no", False)]:
         assert Settings(rate_limits=word).rate_limits_on is on
+
+
+def test_a_port_another_process_listens_on_is_refused() -> None:
+    """Not shared silently by SO_REUSEPORT (WORKERS > 1), nor a traceback (one worker)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for workers in ("1", "2"):
+            env = {"PORT": str(port), "WORKERS": workers, "HOST": "127.0.0.1"}
+            done = subprocess.run([sys.executable, "-m", "service", "run"],
+                                  env={**os.environ, **env}, capture_output=True, text=True,
+                                  timeout=60)  # fmt: skip
+            assert done.returncode == 2, done.stderr
+            assert done.stderr.startswith(f"127.0.0.1:{port} cannot be served (Address already"
+                                          " in use): another instance"), done.stderr

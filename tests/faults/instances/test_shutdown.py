@@ -158,3 +158,46 @@ async def test_sigterm_finishes_requests_under_way_and_closes_streams_with_1001(
         f" {len(refused_requests)} requests not taken (connection closed or refused);"
         f" exit code 0 {stopped_after:.2f} s after SIGTERM"
     )
+
+
+async def test_sigterm_does_not_wait_for_the_searches_of_new_games(
+    db_url: str, tmp_path: Path
+) -> None:
+    """Two workers, whose solver processes search the openings of games made just before
+    SIGTERM: they are ended with their workers (an opening may take many hint budgets),
+    which exit at once, and all is stopped within seconds, exit 0 (the supervisor kills a
+    worker that takes 15 s)."""
+    from .test_connections import workers
+
+    svc = ServiceProcess(db_url, tmp_path / "service.log", WORKERS="2")
+    try:
+        svc.start()
+        await svc.ready()
+        await until(lambda: len(workers(svc)) == 2, 30, "two workers")
+        async with aiohttp.ClientSession() as s:
+            async with s.post(f"{svc.base}/v1/players", json={"name": "ada"}) as r:
+                token = (await r.json())["token"]
+            for deal in (617, 5, 6, 7, 8, 9):  # (each connection to either worker)
+                async with aiohttp.ClientSession() as one, one.post(
+                    f"{svc.base}/v1/games", json={"variant": "freecell", "deal": deal},
+                    headers={"Authorization": f"Bearer {token}"},
+                ) as r:
+                    assert r.status == 201
+        started = time.monotonic()
+        svc.signal(signal.SIGTERM)
+        assert await svc.exited(14) == 0, svc.output()[-3000:]
+        assert time.monotonic() - started < 8, svc.output()[-3000:]
+    finally:
+        svc.stop()
+
+
+async def test_sighup_stops_the_service_as_sigterm_does(db_url: str, tmp_path: Path) -> None:
+    """The hang-up of the terminal a `make run` runs in: a graceful stop, exit 0."""
+    svc = ServiceProcess(db_url, tmp_path / "service.log", SOLVER_PREFETCH="false")
+    try:
+        svc.start()
+        await svc.ready()
+        svc.signal(signal.SIGHUP)
+        assert await svc.exited(10) == 0, svc.output()[-3000:]
+    finally:
+        svc.stop()
