@@ -166,15 +166,19 @@ def invisible(name: str) -> str | None:
     return None
 
 
+def shown(name: str, what: str = "a name") -> str:
+    """A name (`what`) whose every character shows: pydantic's check of a device's name."""
+    ch = invisible(name)
+    if ch is not None:
+        raise ValueError(f"{what} cannot contain invisible characters such as U+{ord(ch):04X}")
+    return name
+
+
 def visible(name: str) -> str:
     """A name whose every character shows, none of them under a stack of marks, and whose
     first is no mark (a name of marks alone shows as next to nothing): pydantic's check
     of a new player's name."""
-    ch = invisible(name)
-    if ch is not None:
-        raise ValueError(
-            f"a name cannot contain invisible characters such as U+{ord(ch):04X}"
-        )
+    shown(name)
     if name and _MARK.contains(_NFC.normalize(name)[0]):
         raise ValueError(
             "a name cannot begin with a combining mark: it has no character to sit on"

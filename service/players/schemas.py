@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictStr
 
 from service.base.requests import Body, shown_text
 from service.players.link_codes import normal_code
-from service.players.names import visible
+from service.players.names import shown, visible
 
 NAME_MAX = 32
 DEVICE_MAX = 64
@@ -23,7 +24,9 @@ class NewPlayer(Body):
 class NewDevice(Body):
     """A device's name, as the player's list of devices shows it ("iPad")."""
 
-    device: shown_text("a device's name", DEVICE_MAX)  # type: ignore[valid-type]
+    # (the characters a player's name refuses, as openapi.yaml's DeviceName says)
+    device: Annotated[shown_text("a device's name", DEVICE_MAX),  # type: ignore[valid-type]
+                      AfterValidator(functools.partial(shown, what="a device's name"))]
 
 
 class LinkDevice(NewDevice):

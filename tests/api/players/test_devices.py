@@ -57,6 +57,14 @@ async def test_device_names_are_checked(client: TestClient) -> None:
     for body in ({}, {"device": ""}, {"device": "x" * 65}, {"device": "i\u202ePad"},
                  {"device": "iPad", "extra": 1}):
         await post(client, ada, "/v1/players/me/tokens", body, status=400)
+    # the characters a player's name refuses (openapi.yaml's DeviceName): invisible ones
+    # (a Hangul filler, the Braille blank, a variation selector after a letter), a soft
+    # hyphen, a line separator
+    for name in ("i\u3164Pad", "i\u2800Pad", "i\ufe0fPad", "i\u00adPad", "i\u2028Pad"):
+        problem = await post(client, ada, "/v1/players/me/tokens", {"device": name}, status=400)
+        assert f"U+{ord(name[1]):04X}" in problem["detail"], problem
+    phone = await post(client, ada, "/v1/players/me/tokens", {"device": "Ada's phone \u2764\ufe0f"})
+    assert phone["device"] == "Ada's phone \u2764"  # (an emoji's presentation, dropped)
     r = await client.post("/v1/players/me/tokens", json={"device": "iPad"})
     assert r.status == 401
 
