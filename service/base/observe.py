@@ -43,6 +43,24 @@ def request_id(headers: CIMultiDictProxy[str]) -> str:
     return offered if offered and REQUEST_ID.fullmatch(offered) else new_request_id()
 
 
+def log_request(rid: str, method: str, path: str, route: str, status: int, elapsed: float,
+                remote: str | None) -> None:
+    """The request's access-log line (LOG_REQUESTS), one JSON object."""
+    access_line(
+        orjson.dumps(
+            {
+                "request_id": rid,
+                "method": method,
+                "path": path,
+                "route": route,
+                "status": status,
+                "ms": round(elapsed * 1000, 2),
+                "remote": remote,
+            }
+        ).decode()
+    )
+
+
 class Observer:
     """Counts and logs requests; `middleware` is what create_app installs first."""
 
@@ -57,19 +75,8 @@ class Observer:
         elapsed = time.perf_counter() - started
         self.count(route, request.method, status, elapsed)
         if self.log_requests:
-            access_line(
-                orjson.dumps(
-                    {
-                        "request_id": rid,
-                        "method": request.method,
-                        "path": request.path,
-                        "route": route,
-                        "status": status,
-                        "ms": round(elapsed * 1000, 2),
-                        "remote": request.remote,
-                    }
-                ).decode()
-            )
+            log_request(rid, request.method, request.path, route, status, elapsed,
+                        request.remote)  # fmt: skip
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import secrets
 import signal
 import socket
 from typing import Any, cast
@@ -36,7 +35,7 @@ from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
 from service.base.errors import RequestTimeout
-from service.base.observe import new_request_id
+from service.base.observe import log_request, new_request_id
 from service.base.problems import parser_problem, parser_reason, problem, problem_body
 from service.base.requests import client_address
 from service.base.responses import SERVER, every_answer_headers
@@ -63,13 +62,21 @@ class Guard:
         # the headers the app's hooks give every answer, for the answers written here
         # (service/base/responses.py: answer_headers)
         self.headers = every_answer_headers(bool(settings.cors_origin_list))
+        self.log_requests = settings.log_requests
+
+    def logged(self, rid: str, method: str, path: str, status: int, remote: str | None) -> None:
+        """The access-log line of an answer given before any route (the parser refused the
+        request, or it never came whole): route "unmatched", as an unknown path's."""
+        if self.log_requests:
+            log_request(rid, method, path, "unmatched", status, 0.0, remote)
 
     def late(self) -> RequestTimeout:
         return RequestTimeout(f"the request was not complete {self.timeout:g} s after its"
                               " first byte")  # fmt: skip
 
-    def late_answer(self) -> bytes:
-        """The 408 of a request whose headers never came whole (no handler has it)."""
+    def late_answer(self, remote: str | None) -> bytes:
+        """The 408 of a request whose headers never came whole (no handler has it), from
+        `remote`."""
         exc = self.late()
         body = problem_body(exc.status, exc.detail, exc.slug, exc.title)
         head = (
@@ -79,8 +86,9 @@ class Guard:
             "Connection: close\r\n"
             f"Server: {SERVER}\r\n"
             + "".join(f"{name}: {value}\r\n" for name, value in self.headers.items())
-            + f"X-Request-Id: {secrets.token_hex(8)}\r\n\r\n"
+            + f"X-Request-Id: {(rid := new_request_id())}\r\n\r\n"
         )
+        self.logged(rid, "-", "-", exc.status, remote)  # (its request line never came whole)
         return head.encode() + body
 
 
@@ -148,7 +156,8 @@ class GuardedHandler(RequestHandler):
             body.set_exception(self._guard.late())
         elif self._waiter is not None:
             # between requests: no handler has one, so the 408 is written here
-            self.transport.write(self._guard.late_answer())
+            peer = self.transport.get_extra_info("peername")
+            self.transport.write(self._guard.late_answer(peer[0] if peer else None))
             self.force_close()
         else:
             self.close()  # an earlier request is being answered: close after it
@@ -170,8 +179,9 @@ class GuardedHandler(RequestHandler):
         status, slug, detail = parser_problem(status, exc)
         response = problem(status, detail, slug)
         response.headers.update(self._guard.headers)
-        response.headers["X-Request-Id"] = new_request_id()  # (the request's own is unread)
+        rid = response.headers["X-Request-Id"] = new_request_id()  # (the request's own unread)
         response.force_close()
+        self._guard.logged(rid, "-", "-", status, request.remote)  # (a placeholder's method)
         return response
 
 

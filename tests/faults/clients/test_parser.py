@@ -9,7 +9,7 @@ import json
 import aiohttp
 from aiohttp.test_utils import TestClient
 
-from ..helpers import ServiceProcess
+from ..helpers import ServiceProcess, until
 from .test_hostile_input import raw, request, still_serving
 
 
@@ -58,6 +58,7 @@ async def test_a_request_the_parser_refuses_is_answered_with_a_problem(
         (b"POST /v1/players HTTP/1.1\r\n" + head + b"Content-Encoding: deflate\r\n"
          b"Content-Length: 4\r\n\r\nabcd", 400),
     ]
+    answered = {}  # request id: status
     for data, status in cases:
         reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
         writer.write(data)
@@ -71,6 +72,7 @@ async def test_a_request_the_parser_refuses_is_answered_with_a_problem(
         assert headers["x-content-type-options"] == "nosniff", answer
         assert headers["server"] == "open-solitaire", answer
         assert headers["vary"] == "origin" and len(headers["x-request-id"]) == 16, answer  # CORS
+        answered[headers["x-request-id"]] = status
         problem = json.loads(body)
         assert problem["status"] == status and problem["detail"], problem
         assert problem["type"].endswith("/not-found" if status == 404 else "/bad-request")
@@ -92,6 +94,13 @@ async def test_a_request_the_parser_refuses_is_answered_with_a_problem(
         assert problem["detail"] == f"the request is not HTTP/1.1 this service reads: {said}"
     async with aiohttp.ClientSession() as s, s.get(f"{served.base}/healthz") as r:
         assert r.status == 200
-    # a client's malformed bytes are a line of the log, not a traceback anyone could pour in
+    # a client's malformed bytes are a line of the log, not a traceback anyone could pour in;
+    # each answer has its access-log line (LOG_REQUESTS), by its request id
+    def lines() -> dict[str, int]:
+        logged = [json.loads(line) for line in served.output().splitlines()
+                  if line.startswith('{"request_id"')]  # fmt: skip
+        return {e["request_id"]: e["status"] for e in logged if e["route"] == "unmatched"}
+
+    await until(lambda: answered.items() <= lines().items(), 5, "the access-log lines")
     log = served.log.read_text(errors="replace")
     assert "Traceback" not in log and "refused a request from" in log, log[-3000:]

@@ -44,7 +44,7 @@ async def service(db_url: str, tmp_path: Path) -> AsyncIterator[ServiceProcess]:
     svc = ServiceProcess(db_url, tmp_path / "service.log", WORKERS="2", RATE_LIMITS="on",
                          REQUEST_TIMEOUT_S=str(TIMEOUT),
                          MAX_CONNECTIONS_PER_ADDRESS=str(MOST),
-                         SOLVER_PREFETCH="false")  # fmt: skip
+                         SOLVER_PREFETCH="false", LOG_REQUESTS="true")  # fmt: skip
     try:
         svc.start()
         await svc.ready()
@@ -241,6 +241,10 @@ async def test_headers_sent_slowly_are_answered_408_and_the_connection_closed(
     }
     assert await conn.closed(MARGIN)
     conn.close()
+    # its access-log line, though no route had it (its request line never came whole)
+    rid = answer.headers["x-request-id"]
+    await until(lambda: f'"request_id":"{rid}","method":"-","path":"-","route":"unmatched",'
+                f'"status":408' in service.output(), 5, "the 408's log line")  # fmt: skip
     # a complete request on a fresh connection is answered as ever
     fresh = await accepted(service)
     fresh.close()
