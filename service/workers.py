@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import ipaddress
 import logging
 import multiprocessing
 import os
@@ -24,7 +25,7 @@ log = logging.getLogger("service")
 # the most workers by default: each holds a pool of POOL_MAX connections, and four pools
 # with their listeners stay well inside PostgreSQL's default max_connections (100)
 MAX_DEFAULT_WORKERS = 4
-LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})
+LOCAL_HOSTS = frozenset({"", "localhost"})
 # a worker that exits this soon after its start could not start: at the service's start,
 # the supervisor gives up; once a worker has lived this long, it is started again after 1,
 # 3, 7, … seconds, at most RESTART_MAX_S
@@ -40,7 +41,18 @@ def database_is_local(database_url: str | None) -> bool:
     parts = urlsplit(database_url)
     host = parts.hostname or ""
     query_host = parse_qs(parts.query).get("host", [""])[0]
-    return host in LOCAL_HOSTS and (not query_host or query_host.startswith("/"))
+    return _loopback(host) and (not query_host or query_host.startswith("/"))
+
+
+def _loopback(host: str) -> bool:
+    """A host name of this machine's own: none (a Unix socket), localhost, or an address
+    of the loopback networks (127.0.0.0/8, ::1)."""
+    if host in LOCAL_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def default_workers(database_url: str | None = None) -> int:
