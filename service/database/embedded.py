@@ -67,6 +67,7 @@ class EmbeddedPostgres:
                 ) from None
 
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
+        clear_stale_lock(self.data_dir)
         # Several processes may start the same server at once (pytest workers, two
         # commands): one at a time, or they race to create its folder.
         lock_path = self.data_dir.parent / f".{self.data_dir.name}.lock"
@@ -149,11 +150,31 @@ class EmbeddedPostgres:
         return self.url
 
 
+def clear_stale_lock(data_dir: Path) -> None:
+    """Remove the server's lock file (postmaster.pid) when the process it names is no
+    PostgreSQL server: one killed left it, and its pid went to another process since (a
+    reboot, a container's restart), which neither the package nor PostgreSQL would see
+    past, waiting for a server that is not there."""
+    lock = data_dir / "postmaster.pid"
+    try:
+        pid = int(lock.read_text().split("\n", 1)[0])
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+    except FileNotFoundError:  # no lock file, or its process is gone: the package sees to it
+        return
+    except (OSError, ValueError):  # (half written by a server starting; no /proc here)
+        return
+    if name not in ("postgres", "postmaster"):
+        log.warning("%s names process %s (%s), which is no PostgreSQL server: a server"
+                    " killed left it; removed", lock, pid, name)  # fmt: skip
+        lock.unlink(missing_ok=True)
+
+
 def stop_embedded(data_dir: Path) -> bool:
     """Stop the embedded server that runs in `data_dir`, if one does (its data stays):
     the commands leave it running when they end, for the next one to find at once.
     Whether one was running."""
     data_dir = Path(data_dir).resolve()
+    clear_stale_lock(data_dir)
     if not (data_dir / "postmaster.pid").exists():
         return False
     with warnings.catch_warnings():  # (as in start)
