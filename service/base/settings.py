@@ -140,11 +140,15 @@ class Settings(BaseSettings):
             return None
         try:
             parts = urlsplit(value)
-            parts.port  # noqa: B018 (a port that is not a number raises)
         except ValueError as exc:
             raise ValueError(f"is not a URL PostgreSQL takes ({exc})") from None
         if parts.scheme not in ("postgresql", "postgres"):
             raise ValueError("must be a postgresql://user@host:port/database URL")
+        # (libpq's several hosts, host1:5432,host2:5433, each with a port or none)
+        for host in parts.netloc.rpartition("@")[2].split(","):
+            port = host.rpartition("]")[2].rpartition(":")
+            if port[1] and not port[2].isdigit():
+                raise ValueError(f"is not a URL PostgreSQL takes: port {port[2]!r}")
         return value
 
     @field_validator("events_broker")

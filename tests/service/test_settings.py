@@ -68,3 +68,11 @@ def test_a_port_another_process_listens_on_is_refused() -> None:
             assert done.returncode == 2, done.stderr
             assert done.stderr.startswith(f"127.0.0.1:{port} cannot be served (Address already"
                                           " in use): another instance"), done.stderr
+
+
+def test_urls_libpq_takes_are_taken() -> None:
+    """Several hosts (a failover pair), a Unix socket's folder, IPv6, no port."""
+    for url in ("postgresql://postgres@10.0.0.1:5432,10.0.0.2:5433/db?target_session_attrs="
+                "read-write", "postgresql:///solitaire?host=/run/postgresql",
+                "postgres://u:p@[::1]:5432/x", "postgresql://u@db.example/x"):  # fmt: skip
+        assert Settings(database_url=url).database_url == url
