@@ -190,7 +190,7 @@ def _engine_parts(exc: EngineError) -> tuple[int, str, str, str | None, dict[str
 
     # a move of a batch names its place (commands.play): the problem says it too
     index: int | None = getattr(exc, "index", None)
-    detail = str(exc) if index is None else f"move {index} of the batch (from 0): {exc}"
+    detail = str(exc) if index is None else f"move {index} of the batch (counting from 0): {exc}"
     if isinstance(exc, InvalidDeal):
         return 422, str(exc), "invalid-deal", None, {}
     if isinstance(exc, UnknownVariant):

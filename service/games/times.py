@@ -129,7 +129,7 @@ def check(events: Iterable[Event], last: int, created_at: datetime, arrival: dat
             before = f"move {index}, which is timed at its arrival"
         elif given < last:
             raise BadMoveTime(
-                f"move {index} of the batch (from 0): played_ms {given} is before {before}"
+                f"move {index} of the batch (counting from 0): played_ms {given} is before {before}"
                 f" ({last} ms after the game's creation): a batch's times go forward",
                 index=index,
             )
@@ -144,7 +144,7 @@ def played_late(events: Iterable[Event], arrived_ms: int) -> BadMoveTime:
         given = e.data.get(PLAYED_MS)
         if given is not None and given > arrived_ms:
             return BadMoveTime(
-                f"move {index} of the batch (from 0): played_ms {given} is after the batch"
+                f"move {index} of the batch (counting from 0): played_ms {given} is after the batch"
                 f" arrived ({arrived_ms} ms after the game's creation)",
                 index=index,
             )

@@ -63,7 +63,7 @@ async def batch(client: TestClient, player: dict[str, Any], gid: str, moves: lis
 
 def refusal(index: int, detail: str) -> dict[str, Any]:
     return {"type": TYPE_BASE + "played-ms", "title": "Unprocessable Content", "status": 422,
-            "detail": f"move {index} of the batch (from 0): {detail}", "index": index}
+            "detail": f"move {index} of the batch (counting from 0): {detail}", "index": index}
 
 
 async def test_an_offline_win_at_a_persons_pace_is_verified_and_the_same_batch_untimed_is_not(
