@@ -29,9 +29,10 @@ from service.base.keys import (
 from service.base.metrics import Metrics
 from service.base.observe import OBSERVER_KEY, Observer
 from service.base.problems import expectation, problem_middleware
-from service.base.ratelimit import MinuteWindows, RateLimiter, Slots
+from service.base.ratelimit import MinuteWindows, RateLimiter
 from service.base.responses import answer_headers, name_the_server
 from service.base.settings import Settings
+from service.base.shm import Slots
 from service.boards import routes as leaderboards
 from service.database.connections import (
     StoreError,

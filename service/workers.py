@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from service.app import create_app
 from service.base import logs
-from service.base.ratelimit import SharedSlots
 from service.base.settings import Settings
+from service.base.shm import SharedSlots
 from service.serving.addresses import AddressCounts, SharedAddressCounts
 from service.serving.server import STOP_SIGNALS, run
 

@@ -205,12 +205,13 @@ async def games_ended(backend: Backend, race_id: uuid.UUID) -> None:
 
 
 async def over_if_ended(backend: Backend, race_id: uuid.UUID) -> RaceOver | None:
-    """The refusal of a write to one of the race's games when the race's end has passed
-    by the database's clock, else None."""
+    """The refusal of a write to one of the race's games when the race is over: ended
+    before its time (every game over), or its end passed by the database's clock; else
+    None."""
     async with backend.store.connection() as conn:
         ended_at: datetime | None = await conn.fetchval(
             "SELECT least(ends_at, ended_at) FROM races WHERE id = $1"
-            " AND ends_at <= clock_timestamp()",
+            " AND (ended_at IS NOT NULL OR ends_at <= clock_timestamp())",
             race_id, timeout=backend.store.timeout,
         )
     return None if ended_at is None else over(race_id, ended_at)

@@ -25,7 +25,7 @@ import struct
 from typing import Any
 
 from service.base import shm
-from service.base.ratelimit import Slots
+from service.base.shm import Slots
 
 REFUSED = -1  # take(): the address holds as many connections as it may
 UNCOUNTED = -2  # take(): no slot for the address; let in without counting

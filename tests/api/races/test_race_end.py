@@ -39,6 +39,11 @@ async def test_a_race_ended_by_a_blocked_game_takes_no_undo_after(client: TestCl
     assert game["status"] == "blocked" and game["version"] == blocked["game"]["version"]
     after = await call(client, "GET", f"/v1/races/{rid}")
     assert [(p["player"]["name"], p["rank"], p["status"]) for p in after["players"]] == ranking
+    # bob's game, abandoned: a late write is told the race is over, not only the game
+    for path, body in (("moves", {"from": "t1", "to": "t2"}), ("undo", {})):
+        late = await call(client, "POST", f"/v1/games/{games['bob']}/{path}", bob, body, 409)
+        assert late["type"].endswith("/race-over"), late
+        assert (late["race_id"], late["ended_at"]) == (rid, over["ended_at"]), late
 
 
 async def test_no_analysis_nor_hint_after_the_end_of_a_racers_games_of_the_deal_while_it_runs(

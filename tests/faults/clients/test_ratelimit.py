@@ -10,7 +10,6 @@ from aiohttp.test_utils import TestClient
 
 from service.app import create_app
 from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY
-from service.base.ratelimit import SharedSlots, Slots, TokenBuckets
 from service.players import tries
 
 from ...api.helpers import auth, instance, new_game, new_player
@@ -24,21 +23,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def test_a_bucket_takes_a_minutes_worth_at_once_then_refills_steadily() -> None:
-    clock = Clock()
-    buckets = TokenBuckets(per_minute=60, clock=clock)
-    assert [buckets.take("a") for _ in range(60)] == [0.0] * 60
-    assert buckets.take("a") == 1.0  # one a second: the next in 1 s
-    assert buckets.take("b") == 0.0  # keys are independent
-    clock.now += 0.5
-    assert buckets.take("a") == 0.5
-    clock.now += 0.5
-    assert buckets.take("a") == 0.0
-    clock.now += 3600
-    assert [buckets.take("a") for _ in range(60)] == [0.0] * 60  # full again, not more
-    assert buckets.take("a") > 0
 
 
 async def test_link_code_tries_are_at_most_ten_in_any_minute(db_url: str) -> None:
@@ -93,67 +77,6 @@ async def test_link_code_tries_from_one_address_count_on_every_instance(db_url: 
         assert await b.app[BACKEND_KEY].store.pool.fetchval("SELECT count(*) FROM link_tries") == 0
 
 
-def test_buckets_full_again_give_their_slots_to_other_keys() -> None:
-    """The table is bounded: a thousand addresses pass through a 64-slot table as long as
-    each one's bucket is full again before the slots run out."""
-    clock = Clock()
-    buckets = TokenBuckets(per_minute=30, clock=clock, slots=Slots.private(64))
-    for i in range(1000):
-        assert buckets.take(f"address {i}") == 0.0
-        clock.now += 2.0  # one token back: full again
-    assert buckets.slots.in_use(clock.now) == 0
-    assert buckets.take("now") == 0.0
-    assert buckets.slots.in_use(clock.now) == 1
-
-
-def test_a_full_table_is_lenient_never_wrongly_strict() -> None:
-    """When every slot of a key's window is in use, the slot closest to full is given up:
-    that key starts again from a full bucket; no key is refused for another's use."""
-    clock = Clock()
-    slots = Slots.private(16)
-    buckets = TokenBuckets(per_minute=2, clock=clock, slots=slots)
-    for i in range(100):
-        assert buckets.take(f"key {i}") == 0.0  # each key's first request passes
-    assert buckets.take("key 99") == 0.0  # its second: still in the table
-    assert buckets.take("key 99") > 0  # its third: refused, it was counted
-
-
-def test_kinds_of_bucket_in_one_table_are_independent() -> None:
-    clock = Clock()
-    slots = Slots.private()
-    writes = TokenBuckets(per_minute=1, clock=clock, slots=slots, kind="writes")
-    players = TokenBuckets(per_minute=1, clock=clock, slots=slots, kind="players")
-    assert writes.take("1.2.3.4") == 0.0
-    assert players.take("1.2.3.4") == 0.0
-    assert writes.take("1.2.3.4") == 60.0
-
-
-def _take_in_another_process(shared: SharedSlots, n: int) -> None:
-    buckets = TokenBuckets(per_minute=10, slots=shared.attach(), kind="k")
-    for _ in range(n):
-        buckets.take("ada")
-
-
-def test_worker_processes_share_one_table() -> None:
-    """The supervisor's table, mapped in another process: what one process takes, the
-    other sees taken."""
-    import multiprocessing
-
-    shared = SharedSlots.create(1 << 10)
-    try:
-        proc = multiprocessing.get_context("spawn").Process(
-            target=_take_in_another_process, args=(shared, 7)
-        )
-        proc.start()
-        proc.join(30)
-        assert proc.exitcode == 0
-        buckets = TokenBuckets(per_minute=10, slots=shared.attach(), kind="k")
-        assert [buckets.take("ada") for _ in range(3)] == [0.0] * 3
-        assert buckets.take("ada") > 0
-    finally:
-        shared.remove()
-
-
 def limited(db_url: str, **limits: object) -> TestClient:
     settings = make_settings(db_url, rate_limits="on", **limits)
     return TestClient(Served(create_app(settings)), trace_configs=[validating_trace_config()])
@@ -198,16 +121,43 @@ async def test_writes_per_token_and_per_address(db_url: str) -> None:
         r = await c.post(url, json={"from": "t2", "to": "c"}, headers=auth(ada))
         body = await too_many(r)
         assert r.headers["Retry-After"] == "12" and "this token" in str(body["detail"])
-        # nothing was appended by the refused write
+        # nothing was appended by the refused write, nor by those a phone retrying on its
+        # 429 sends: none of them spends the address's allowance
+        for _ in range(10):
+            await too_many(await c.post(url, json={"from": "t2", "to": "c"}, headers=auth(ada)))
         events = (await (await c.get(f"/v1/games/{game['id']}/events")).json())["events"]
         assert len(events) == game["version"] + 4
         # another token from the same address goes on, until the address's own limit
-        await new_game(c, bob, deal=6)  # the address's write 7 (6 was refused above)
-        await new_game(c, bob, deal=7)  # 8
+        await new_game(c, bob, deal=6)  # the address's write 6
+        await new_game(c, bob, deal=7)  # 7
+        await new_game(c, bob, deal=8)  # 8
         r = await c.post("/v1/games", json={"variant": "freecell"}, headers=auth(bob))
         body = await too_many(r)
         assert "your address" in str(body["detail"])
         assert int(r.headers["Retry-After"]) >= 1
+        # both of ada's limits spent: the wait is the longer one's (the token's, 12 s), after
+        # which both have room
+        r = await c.post(url, json={"from": "t2", "to": "c"}, headers=auth(ada))
+        body = await too_many(r)
+        assert r.headers["Retry-After"] == "12" and "this token" in str(body["detail"])
+
+
+async def test_a_write_another_limit_refuses_spends_nothing(db_url: str) -> None:
+    """A hint refused for the searches it would start (429) is no write: the token's
+    writes are as they were."""
+    async with limited(db_url, rate_writes_per_minute=4, rate_searches_per_minute=1,
+                       solver_prefetch=False) as c:  # fmt: skip
+        ada = await new_player(c)
+        one = await new_game(c, ada, deal=1, autoplay=False)  # write 1
+        two = await new_game(c, ada, deal=2, autoplay=False)  # 2
+        r = await c.post(f"/v1/games/{one['id']}/hint", json={}, headers=auth(ada))  # 3
+        assert r.status == 201, await r.text()
+        for _ in range(3):  # a search each: refused, and no write
+            r = await c.post(f"/v1/games/{two['id']}/hint", json={}, headers=auth(ada))
+            assert "searches" in str((await too_many(r))["detail"])
+        r = await c.post(f"/v1/games/{two['id']}/moves", json={"from": "t1", "to": "c"},
+                         headers=auth(ada))  # 4  # fmt: skip
+        assert r.status == 201, await r.text()
 
 
 async def test_pages_of_a_log_cost_their_length_per_address(db_url: str) -> None:
