@@ -1,11 +1,17 @@
-"""The request bodies of games: a new game, moves one at a time or in batches, undo and
-redo (pydantic v2)."""
+"""What a request on games says: the bodies (a new game, moves one at a time or in
+batches, undo and redo; pydantic v2), and the version a write is conditioned on
+(`expected_version`, or the game's ETag in If-Match)."""
 
 from __future__ import annotations
+
+import re
+import uuid
+from typing import Final
 
 from pydantic import ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
 
 from engine import Card, InvalidMove
+from service.base.errors import BadRequest
 from service.base.requests import MAX_SEQ, Body, GradeName, VariantName, WholeNumber
 
 
@@ -93,3 +99,38 @@ class BatchRequest(Body):
 
 class VersionedRequest(Body):
     expected_version: WholeNumber | None = Field(default=None, ge=0, le=MAX_SEQ)
+
+
+class TaggedVersion(int):
+    """A version a write is conditioned on by If-Match, the game's ETag: refused with a
+    412 (PreconditionFailed) where a stale `expected_version` is a 409. NO_TAG: a field
+    that names no ETag of the game, which no version meets."""
+
+
+NO_TAG: Final = TaggedVersion(-1)
+# a strong ETag of a game's view, as queries.view_tag writes it: its id, its version and,
+# once won, its standing's rank and count
+_GAME_TAG = re.compile(r'"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})'
+                       r'\.([0-9]{1,10})(?:\.[0-9]+\.[0-9]+)?"')  # fmt: skip
+
+
+def expected(said: int | None, if_match: str | None, game_id: uuid.UUID) -> int | None:
+    """The version a write is conditioned on: `said` (its `expected_version`) or the one
+    of the game's ETags in `if_match` (the If-Match field), which must agree when both
+    come (400 otherwise). "*" conditions nothing more (the game exists, or it is a 404);
+    tags of other games, weak tags (never equal by the strong comparison If-Match asks)
+    and other resources' tags name no version of the game: NO_TAG."""
+    if if_match is None or if_match.strip() == "*":
+        return said
+    versions = set()
+    for tag in if_match.split(","):
+        found = _GAME_TAG.fullmatch(tag.strip())
+        if found is not None and found[1] == str(game_id):
+            versions.add(int(found[2]))
+    if len(versions) > 1:
+        raise BadRequest("If-Match names several versions of this game; give the ETag your"
+                         " copy of the game has")  # fmt: skip
+    tagged = TaggedVersion(versions.pop()) if versions else NO_TAG
+    if said is not None and said != tagged:
+        raise BadRequest(f"expected_version {said} and If-Match's ETag disagree; send one")
+    return tagged

@@ -13,7 +13,7 @@ from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
 from service.base.requests import game_id, idempotency, parse_body
 from service.base.responses import json_response, written
 from service.deals.numbers import check_grade
-from service.games import checks, commands, positions
+from service.games import commands, positions, schemas
 from service.games.schemas import VersionedRequest
 from service.players.auth import writer
 from service.races import service as races
@@ -46,7 +46,7 @@ async def hint(request: web.Request) -> web.Response:
 
     answer = await commands.give_hint(
         request.app[BACKEND_KEY], judge, gid, player,
-        checks.expected(body.expected_version, request.headers.get("If-Match"), gid),
+        schemas.expected(body.expected_version, request.headers.get("If-Match"), gid),
         idempotency(request, body),
     )
     return written(request, answer.body, answer.status, answer.replayed)

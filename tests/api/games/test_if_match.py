@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from aiohttp.test_utils import TestClient
 
-from service.games.checks import NO_TAG, TaggedVersion, expected
 from service.games.queries import view_tag
+from service.games.schemas import NO_TAG, TaggedVersion, expected
 
 from ..helpers import auth, etag_of, get, instance, new_game, new_player, post
 
