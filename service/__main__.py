@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate":
         return 0
     settings = settings.model_copy(update={"database_url": url})
-    workers = settings.workers or default_workers(url)
+    workers = settings.workers or (1 if settings.port == 0 else default_workers(url))
     print(f"serving on http://{settings.host}:{settings.port} with {workers} worker"
           f"{'s' if workers > 1 else ''}", file=sys.stderr, flush=True)  # fmt: skip
     if workers == 1:

@@ -226,7 +226,8 @@ async def stream_ctx(app: web.Application) -> AsyncIterator[None]:
 
 CORS_METHODS = ("GET", "POST", "PUT", "DELETE")
 CORS_REQUEST_HEADERS = (
-    "Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-Request-Id",
+    "Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match",
+    "X-Request-Id",
 )
 CORS_EXPOSED_HEADERS = ("ETag", "Retry-After", "Location", "X-Request-Id", "Idempotent-Replayed")
 

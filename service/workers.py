@@ -10,7 +10,7 @@ import os
 import signal
 import threading
 import time
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from service.app import create_app
 from service.base import logs
@@ -39,9 +39,10 @@ def database_is_local(database_url: str | None) -> bool:
     if not database_url:
         return True
     parts = urlsplit(database_url)
-    host = parts.hostname or ""
-    query_host = parse_qs(parts.query).get("host", [""])[0]
-    return _loopback(host) and (not query_host or query_host.startswith("/"))
+    # (?host= overrides the URL's host: a socket's folder, or an address; a socket's folder
+    # may also stand as the host itself, written %2F...)
+    host = parse_qs(parts.query).get("host", [""])[0] or unquote(parts.hostname or "")
+    return host.startswith("/") or _loopback(host)
 
 
 def _loopback(host: str) -> bool:
@@ -50,7 +51,9 @@ def _loopback(host: str) -> bool:
     if host in LOCAL_HOSTS:
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host.strip("[]"))
+        mapped = getattr(address, "ipv4_mapped", None)  # (::ffff:127.0.0.1)
+        return (mapped or address).is_loopback
     except ValueError:
         return False
 

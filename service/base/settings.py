@@ -21,7 +21,8 @@ ROOT = _root()
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False,
+                                      allow_inf_nan=False)  # (no "inf" seconds)
 
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)  # (0: any free port, one worker)
@@ -85,7 +86,7 @@ class Settings(BaseSettings):
     rate_link_tries_per_minute: int = Field(default=10, ge=1)
     # a win whose median time between the player's own moves is shorter than this (in
     # milliseconds) is "verified": false and stays off the default boards; 0 switches off
-    min_median_move_ms: int = Field(default=200, ge=0)
+    min_median_move_ms: int = Field(default=200, ge=0, le=2**31 - 1)
     # origins (comma-separated, e.g. "https://app.example,http://localhost:5173") whose web
     # pages may call the API from the browser (CORS); none by default
     cors_origins: str = ""
@@ -147,8 +148,10 @@ class Settings(BaseSettings):
         # (libpq's several hosts, host1:5432,host2:5433, each with a port or none)
         for host in parts.netloc.rpartition("@")[2].split(","):
             port = host.rpartition("]")[2].rpartition(":")
-            if port[1] and not port[2].isdigit():
-                raise ValueError(f"is not a URL PostgreSQL takes: port {port[2]!r}")
+            if port[1] and not port[2].isdigit():  # (its text not shown: a password's, maybe)
+                raise ValueError("is not a URL PostgreSQL takes: a port that is not a number"
+                                 " (characters such as # / ? in a password are written %23 %2F"
+                                 " %3F)")
         return value
 
     @field_validator("events_broker")
@@ -158,10 +161,18 @@ class Settings(BaseSettings):
             raise ValueError("must be a NATS server's URL, such as nats://host:4222")
         return value or None
 
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _data_dir(cls, value: object) -> object:
+        """Empty means unset, as for the URLs (not the working directory)."""
+        return ROOT / ".pgdata" if value == "" else value
+
     @model_validator(mode="after")
-    def _pool_fits(self) -> Settings:
+    def _fits(self) -> Settings:
         if self.pool_min > self.pool_max:
             raise ValueError(f"POOL_MIN ({self.pool_min}) is over POOL_MAX ({self.pool_max})")
+        if self.port == 0 and (self.workers or 1) > 1:
+            raise ValueError("PORT=0 (any free port) takes one worker: each would take its own")
         return self
 
     @property

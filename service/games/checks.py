@@ -19,7 +19,7 @@ from service.base.errors import (
 )
 from service.games import times
 from service.games.live_game import LiveGame
-from service.games.schemas import NO_TAG, TaggedVersion
+from service.games.schemas import TaggedVersion
 from service.players.accounts import Player
 
 Action = Callable[[Game], list[Event]]
@@ -41,15 +41,17 @@ def check_owner(live: LiveGame, player: Player) -> None:
 
 
 def check_version(game: Game, expected_version: int | None) -> None:
-    if expected_version is None or expected_version == game.version:
-        return
     if isinstance(expected_version, TaggedVersion):
-        said = "no ETag of it" if expected_version == NO_TAG else "an ETag of another version"
+        if game.version in expected_version.versions:
+            return
+        said = "an ETag of another version" if expected_version.versions else "no ETag of it"
         raise PreconditionFailed(
             f"the game is at version {game.version}, and If-Match names {said}; reload it"
             " (its ETag) and try again",
             current_version=game.version,
         )
+    if expected_version is None or expected_version == game.version:
+        return
     raise VersionMismatch(
         f"the game is at version {game.version}, not {expected_version};"
         " reload it and try again",

@@ -118,7 +118,7 @@ async def play_move(request: web.Request) -> web.Response:
         body = MoveRequest.model_validate(raw)
         moves = body.as_dict()
     idem = idempotency(request, body)
-    version = schemas.expected(body.expected_version, request.headers.get("If-Match"), gid)
+    version = schemas.expected(body.expected_version, request.headers.getall("If-Match", ()), gid)
     answer = await commands.play(request.app[BACKEND_KEY], gid, player, moves, version, idem)
     return written(request, answer.body, answer.status, answer.replayed)
 
@@ -139,7 +139,7 @@ async def _simple(request: web.Request, command: str) -> web.Response:
     gid = game_id(request)
     player = await writer(request)
     body = await parse_body(request, VersionedRequest)
-    version = schemas.expected(body.expected_version, request.headers.get("If-Match"), gid)
+    version = schemas.expected(body.expected_version, request.headers.getall("If-Match", ()), gid)
     answer = await commands.simple(
         request.app[BACKEND_KEY], gid, player, version, idempotency(request, body), command
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from typing import Final
 
 from pydantic import ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
@@ -102,35 +103,44 @@ class VersionedRequest(Body):
 
 
 class TaggedVersion(int):
-    """A version a write is conditioned on by If-Match, the game's ETag: refused with a
-    412 (PreconditionFailed) where a stale `expected_version` is a 409. NO_TAG: a field
-    that names no ETag of the game, which no version meets."""
+    """A write conditioned by If-Match on the game's ETags: it goes on at any of the
+    `versions` they name, else a 412 (PreconditionFailed) where a stale
+    `expected_version` is a 409. NO_TAG: a field that names no ETag of the game, which no
+    version meets. (An int, the least of them, as `expected_version` is one.)"""
+
+    versions: frozenset[int]
+
+    def __new__(cls, versions: frozenset[int]) -> TaggedVersion:
+        tagged = super().__new__(cls, min(versions, default=-1))
+        tagged.versions = versions
+        return tagged
 
 
-NO_TAG: Final = TaggedVersion(-1)
+NO_TAG: Final = TaggedVersion(frozenset())
 # a strong ETag of a game's view, as queries.view_tag writes it: its id, its version and,
-# once won, its standing's rank and count
+# once won, its standing's rank and count (numbers as written: no leading zero)
 _GAME_TAG = re.compile(r'"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})'
-                       r'\.([0-9]{1,10})(?:\.[0-9]+\.[0-9]+)?"')  # fmt: skip
+                       r'\.(0|[1-9][0-9]{0,9})(?:\.[1-9][0-9]*\.[1-9][0-9]*)?"')  # fmt: skip
 
 
-def expected(said: int | None, if_match: str | None, game_id: uuid.UUID) -> int | None:
-    """The version a write is conditioned on: `said` (its `expected_version`) or the one
-    of the game's ETags in `if_match` (the If-Match field), which must agree when both
-    come (400 otherwise). "*" conditions nothing more (the game exists, or it is a 404);
-    tags of other games, weak tags (never equal by the strong comparison If-Match asks)
-    and other resources' tags name no version of the game: NO_TAG."""
-    if if_match is None or if_match.strip() == "*":
+def expected(said: int | None, if_match: Sequence[str], game_id: uuid.UUID) -> int | None:
+    """The version a write is conditioned on: `said` (its `expected_version`), or the
+    game's ETags in `if_match` (the If-Match field's lines, one list: RFC 9110, 5.3), of
+    which any may match; with both, `said` must be one of them (400 otherwise). "*"
+    conditions nothing more (the game exists, or it is a 404); tags of other games, weak
+    tags (never equal by the strong comparison If-Match asks) and other resources' tags
+    name no version of the game."""
+    tags = [tag.strip() for line in if_match for tag in line.split(",") if tag.strip()]
+    if not if_match or "*" in tags:
         return said
     versions = set()
-    for tag in if_match.split(","):
-        found = _GAME_TAG.fullmatch(tag.strip())
+    for tag in tags:
+        found = _GAME_TAG.fullmatch(tag)
         if found is not None and found[1] == str(game_id):
             versions.add(int(found[2]))
-    if len(versions) > 1:
-        raise BadRequest("If-Match names several versions of this game; give the ETag your"
-                         " copy of the game has")  # fmt: skip
-    tagged = TaggedVersion(versions.pop()) if versions else NO_TAG
-    if said is not None and said != tagged:
-        raise BadRequest(f"expected_version {said} and If-Match's ETag disagree; send one")
-    return tagged
+    if said is None:
+        return TaggedVersion(frozenset(versions))
+    if said not in versions:
+        raise BadRequest(f"expected_version {said} is none of the versions If-Match's ETags"
+                         " name; send one of the two")  # fmt: skip
+    return TaggedVersion(frozenset({said}))

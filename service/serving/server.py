@@ -24,9 +24,11 @@ so the proxy's own limits apply and this one should be set above what it sends.
 from __future__ import annotations
 
 import asyncio
+import errno
 import math
 import signal
 import socket
+import sys
 from typing import Any, cast
 
 from aiohttp import web
@@ -64,19 +66,20 @@ class Guard:
         self.headers = every_answer_headers(bool(settings.cors_origin_list))
         self.log_requests = settings.log_requests
 
-    def logged(self, rid: str, method: str, path: str, status: int, remote: str | None) -> None:
+    def logged(self, rid: str, method: str, path: str, status: int, remote: str | None,
+               elapsed: float = 0.0) -> None:  # fmt: skip
         """The access-log line of an answer given before any route (the parser refused the
         request, or it never came whole): route "unmatched", as an unknown path's."""
         if self.log_requests:
-            log_request(rid, method, path, "unmatched", status, 0.0, remote)
+            log_request(rid, method, path, "unmatched", status, elapsed, remote)
 
     def late(self) -> RequestTimeout:
         return RequestTimeout(f"the request was not complete {self.timeout:g} s after its"
                               " first byte")  # fmt: skip
 
-    def late_answer(self, remote: str | None) -> bytes:
+    def late_answer(self, remote: str | None, began: int) -> bytes:
         """The 408 of a request whose headers never came whole (no handler has it), from
-        `remote`."""
+        `remote`, whose first byte came in tick `began`."""
         exc = self.late()
         body = problem_body(exc.status, exc.detail, exc.slug, exc.title)
         head = (
@@ -88,7 +91,8 @@ class Guard:
             + "".join(f"{name}: {value}\r\n" for name, value in self.headers.items())
             + f"X-Request-Id: {(rid := new_request_id())}\r\n\r\n"
         )
-        self.logged(rid, "-", "-", exc.status, remote)  # (its request line never came whole)
+        # (its request line never came whole; its time, to the tick)
+        self.logged(rid, "-", "-", exc.status, remote, (self.tick - began) * self.step)
         return head.encode() + body
 
 
@@ -146,7 +150,7 @@ class GuardedHandler(RequestHandler):
 
     def time_out(self) -> None:
         """The request now arriving began REQUEST_TIMEOUT_S ago."""
-        body, self._body, self.began = self._body, None, -1
+        body, self._body, began, self.began = self._body, None, self.began, -1
         if self.transport is None or self._close or self._force_close:
             return
         if body is not None:
@@ -157,7 +161,7 @@ class GuardedHandler(RequestHandler):
         elif self._waiter is not None:
             # between requests: no handler has one, so the 408 is written here
             peer = self.transport.get_extra_info("peername")
-            self.transport.write(self._guard.late_answer(peer[0] if peer else None))
+            self.transport.write(self._guard.late_answer(peer[0] if peer else None, began))
             self.force_close()
         else:
             self.close()  # an earlier request is being answered: close after it
@@ -264,6 +268,8 @@ def port_taken(host: str, port: int) -> str | None:
             try:
                 probe.bind(address)
             except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:  # (an address of no interface here, say)
+                    return f"{host}:{port} cannot be served ({exc.strerror}): check HOST"
                 return (f"{host}:{port} cannot be served ({exc.strerror}): another instance"
                         " of the service, or another server, listens there; stop it or set"
                         " PORT")  # fmt: skip
@@ -288,6 +294,8 @@ def run(app: web.Application, settings: Settings, counts: AddressCounts, reuse_p
         try:
             site = web.TCPSite(runner, settings.host, settings.port, reuse_port=reuse_port)
             await site.start()
+            if settings.port == 0:  # (any free port: the one taken, for whoever runs it)
+                print(f"listening on port {runner.addresses[0][1]}", file=sys.stderr, flush=True)
             await stop.wait()
         finally:
             await runner.cleanup()

@@ -46,7 +46,7 @@ async def hint(request: web.Request) -> web.Response:
 
     answer = await commands.give_hint(
         request.app[BACKEND_KEY], judge, gid, player,
-        schemas.expected(body.expected_version, request.headers.get("If-Match"), gid),
+        schemas.expected(body.expected_version, request.headers.getall("If-Match", ()), gid),
         idempotency(request, body),
     )
     return written(request, answer.body, answer.status, answer.replayed)

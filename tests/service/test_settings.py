@@ -26,6 +26,9 @@ REFUSED = [
     ({"EVENTS_BROKER": "http://x"}, "EVENTS_BROKER: must be a NATS server's URL"),
     ({"DATABASE_URL": "garbage"}, "DATABASE_URL: must be a postgresql://user@host:port/"),
     ({"POOL_MIN": "20", "POOL_MAX": "8"}, "POOL_MIN (20) is over POOL_MAX (8)"),
+    ({"REQUEST_TIMEOUT_S": "inf"}, "REQUEST_TIMEOUT_S: Input should be a finite number"),
+    ({"MIN_MEDIAN_MOVE_MS": str(2**31)}, "MIN_MEDIAN_MOVE_MS: Input should be less than or"),
+    ({"PORT": "0", "WORKERS": "2"}, "PORT=0 (any free port) takes one worker"),
 ]
 
 
@@ -41,12 +44,21 @@ def test_settings_that_cannot_work_are_refused_by_name(env: dict[str, str], said
 
 
 def test_a_url_with_a_password_is_not_shown() -> None:
-    env = {"DATABASE_URL": "postgresql://ada:s3cret@localhost:port/db"}
-    done = subprocess.run([sys.executable, "-m", "service", "migrate"],
-                          env={**os.environ, **env}, capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
-    assert done.returncode == 2 and "DATABASE_URL: is not a URL PostgreSQL takes" in done.stderr
-    assert "s3cret" not in done.stderr
+    """Not its value, nor a part of it taken for a port (a `#` not written %23)."""
+    for url in ("postgresql://ada:s3cret@localhost:port/db",
+                "postgresql://ada:s3cret#x@localhost:5432/db"):  # fmt: skip
+        done = subprocess.run([sys.executable, "-m", "service", "migrate"],
+                              env={**os.environ, "DATABASE_URL": url}, capture_output=True,
+                              text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert "DATABASE_URL: is not a URL PostgreSQL takes" in done.stderr
+        assert "s3cret" not in done.stderr
+
+
+def test_an_empty_data_dir_is_unset() -> None:
+    """Not the working directory, which the embedded server would take for its own."""
+    assert Settings(data_dir="").data_dir == Settings().data_dir
+    assert Settings(data_dir="").data_dir.name == ".pgdata"
 
 
 def test_rate_limits_words() -> None:

@@ -83,12 +83,13 @@ async def test_a_preflight_from_a_listed_origin(db_url: str) -> None:
                                  headers={"Origin": APP,
                                           "Access-Control-Request-Method": "POST",
                                           "Access-Control-Request-Headers":
-                                          "authorization, content-type, idempotency-key"})
+                                          "authorization, content-type, idempotency-key,"
+                                          " if-match"})
         assert r.status == 200, await r.text()
         assert r.headers["Access-Control-Allow-Origin"] == APP
         assert "POST" in r.headers["Access-Control-Allow-Methods"]
         allowed = r.headers["Access-Control-Allow-Headers"].upper()
-        assert {"AUTHORIZATION", "CONTENT-TYPE", "IDEMPOTENCY-KEY"} <= {
+        assert {"AUTHORIZATION", "CONTENT-TYPE", "IDEMPOTENCY-KEY", "IF-MATCH"} <= {
             h.strip() for h in allowed.split(",")}
         # the answer itself exposes what a client reads
         ada = await new_player(client)

@@ -291,6 +291,10 @@ def test_default_workers_leave_half_the_cores_to_a_local_database() -> None:
     assert database_is_local("postgresql://u@127.0.0.2/x")  # (the loopback network's)
     assert database_is_local("postgresql://u@[::1]:5432/x")
     assert not database_is_local("postgresql://u@10.0.0.7/x")
+    assert database_is_local("postgresql://%2Frun%2Fpostgresql/db")  # a socket as the host
+    assert database_is_local("postgresql://u@db.example/x?host=127.0.0.1")  # host= decides
+    assert database_is_local("postgresql://u@[::ffff:127.0.0.1]/x")
+    assert not database_is_local("postgresql://u@localhost/x?host=db.example")
     assert not database_is_local("postgresql://u@db.example:5432/x")
     cores = len(os.sched_getaffinity(0))
     assert default_workers(None) == max(1, min(cores // 2, MAX_DEFAULT_WORKERS))
