@@ -3,7 +3,13 @@ carries. (What a handler reads is service/base/requests.py.)"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import fcntl
 import hashlib
+import struct
+import sys
+import termios
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, NamedTuple, TypeVar
@@ -191,3 +197,41 @@ def written(
         for event in body.get("events", ()):
             metrics.appended(event["type"])
     return json_response(body, status)
+
+
+# the ioctl that tells a TCP socket's bytes sent but not acknowledged yet (SIOCOUTQ)
+_OUTQ: Final = getattr(termios, "TIOCOUTQ", None) if sys.platform == "linux" else None
+
+
+def held_back(transport: asyncio.Transport) -> int:
+    """The bytes of an answer its client has not taken yet: what the transport holds and,
+    where the system tells it (Linux), the socket's send queue, sent but not acknowledged
+    (which a client reading slowly empties little by little, long before the system lets
+    the transport hand it more)."""
+    held: int = transport.get_write_buffer_size()
+    sock = transport.get_extra_info("socket")
+    if sock is not None and _OUTQ is not None:
+        with contextlib.suppress(OSError, ValueError):
+            held += int(struct.unpack("i", fcntl.ioctl(sock.fileno(), _OUTQ, b"\0" * 4))[0])
+    return held
+
+
+async def write_patiently(request: web.Request, response: web.StreamResponse, chunk: bytes,
+                          patience: float) -> None:  # fmt: skip
+    """`response.write(chunk)`, which waits while the client's buffers are full: a client
+    that takes none of what is held back for `patience` seconds is a TimeoutError, one
+    that takes some (however slowly) is waited for."""
+    write = asyncio.ensure_future(response.write(chunk))
+    transport = request.transport
+    try:
+        last, since = -1, time.monotonic()
+        while not write.done():
+            await asyncio.wait([write], timeout=min(1.0, patience / 4))
+            held = held_back(transport) if transport is not None else 0
+            if held != last:  # (taken, or handed on)
+                last, since = held, time.monotonic()
+            elif time.monotonic() - since >= patience:
+                raise TimeoutError
+        write.result()
+    finally:
+        write.cancel()

@@ -4,7 +4,6 @@ player's record and games by id are the boards' (service/boards/routes.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from aiohttp import web
@@ -18,7 +17,13 @@ from service.base.requests import (
     read_nothing,
     request_client,
 )
-from service.base.responses import json_response, private, secret_response, tagged_response
+from service.base.responses import (
+    json_response,
+    private,
+    secret_response,
+    tagged_response,
+    write_patiently,
+)
 from service.boards import records as leaderboards
 from service.database.connections import BUDGET, DatabaseUnavailable
 from service.games.export import lines as export_lines
@@ -68,11 +73,9 @@ async def export(request: web.Request) -> web.StreamResponse:
     patience = request.app[SETTINGS_KEY].send_timeout_s
     try:
         if first is not None:
-            async with asyncio.timeout(patience):  # (each line waits for the client anew)
-                await response.write(first)
+            await write_patiently(request, response, first, patience)
             async for line in lines:
-                async with asyncio.timeout(patience):
-                    await response.write(line)
+                await write_patiently(request, response, line, patience)
         await response.write_eof()
     except Exception as exc:
         # the answer has begun: no problem+json can follow it, so the connection is cut

@@ -208,3 +208,4 @@ async def test_a_client_that_reads_none_of_its_export_is_cut_off(
     log = service.log.read_text(errors="replace")
     assert "export cut off: its client read none of it for 1.0 s" in log, log[-3000:]
     assert "Traceback" not in log, log[-3000:]
+
