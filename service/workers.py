@@ -97,9 +97,10 @@ def _worker(settings: Settings, parent: int, limits: SharedSlots,
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     serve(settings, reuse_port=True, limits=limits, connections=connections, worker=worker)
     # served and cleaned up: multiprocessing's exit would now wait for the solver's
-    # processes, one of which may be searching a new game's opening for many budgets
+    # processes, one of which may be searching a new game's opening for many budgets (they
+    # ignore SIGTERM, the group's: solver/pool.py)
     for child in multiprocessing.active_children():
-        child.terminate()
+        child.kill()
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -118,6 +119,10 @@ def supervise(settings: Settings, workers: int) -> int:
     service has served, again and again: QUICK_EXIT_S); SIGTERM or SIGINT stops them all."""
     ctx = multiprocessing.get_context("spawn")
     me = os.getpid()
+    # (multiprocessing's resource tracker, started with the table's lock, keeps ignoring a
+    # hang-up sent to the group, as it ignores SIGINT and SIGTERM: else it dies under the
+    # workers, which then print its KeyErrors; `stop` takes SIGHUP below)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     limits = SharedSlots.create()  # the rate counters, one table for all the workers
     connections = SharedAddressCounts.create(workers)  # and the connections per address
 

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import forkserver
 from typing import Any
 
 import orjson
@@ -172,15 +173,40 @@ def boards_along(log: str) -> Boards:
     return game.variant, game.deal, game.status, game.version, seqs, boards, undos
 
 
+# the signals a terminal or a service manager sends a whole process group (Ctrl-C, a
+# hang-up, systemd's stop): the service's helper processes leave them to the service, which
+# finishes the searches its requests wait for, then ends them (service/workers.py)
+GROUP_SIGNALS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+
+
 def make_pool(workers: int) -> ProcessPoolExecutor:
     """The search processes: ``workers`` of them, each of which exits when this process is
     gone, however it ends."""
+    ctx = _context()
+    if ctx.get_start_method() == "forkserver":
+        _start_forkserver()
     return ProcessPoolExecutor(
         max_workers=max(1, workers),
-        mp_context=_context(),
+        mp_context=ctx,
         initializer=_warm_up,
         initargs=(os.getpid(),),
     )
+
+
+def _start_forkserver() -> None:
+    """multiprocessing's fork server (and its resource tracker), started now with the
+    group's signals ignored, which they and the search processes they make keep: a
+    Ctrl-C would end them under the requests waiting for a search (a 500 each)."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # (signals are the main thread's to set: started as multiprocessing does)
+    kept = {sig: signal.getsignal(sig) for sig in GROUP_SIGNALS}
+    try:
+        for sig in GROUP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        forkserver.ensure_running()
+    finally:
+        for sig, handler in kept.items():
+            signal.signal(sig, handler)
 
 
 def _context() -> Any:
@@ -197,7 +223,8 @@ def _warm_up(service_pid: int | None = None) -> None:
     is gone (killed, even with SIGKILL) exits within a second instead of living on.
     Ctrl-C in a terminal reaches every process of its group: a worker leaves it to the
     service, which stops its workers (else each printed a KeyboardInterrupt's traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in GROUP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
     fcsolve.available()
     if service_pid is not None:
         threading.Thread(

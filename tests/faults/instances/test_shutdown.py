@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import time
 import uuid
@@ -199,5 +200,41 @@ async def test_sighup_stops_the_service_as_sigterm_does(db_url: str, tmp_path: P
         await svc.ready()
         svc.signal(signal.SIGHUP)
         assert await svc.exited(10) == 0, svc.output()[-3000:]
+    finally:
+        svc.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP, signal.SIGTERM])
+async def test_a_signal_to_the_whole_group_lets_the_hints_under_way_finish(
+    db_url: str, tmp_path: Path, sig: signal.Signals
+) -> None:
+    """Ctrl-C or a hang-up in a terminal, or a service manager's stop, reach every process
+    of the group, the solver's helpers too: they leave it to the service, so the hints
+    under way are answered (no 500), and nothing prints a traceback."""
+    svc = ServiceProcess(db_url, tmp_path / "service.log", WORKERS="2", RATE_LIMITS="off")
+    try:
+        svc.start()
+        await svc.ready()
+        async with aiohttp.ClientSession() as s:
+            async with s.post(f"{svc.base}/v1/players", json={"name": "ada"}) as r:
+                auth = {"Authorization": f"Bearer {(await r.json())['token']}"}
+            games = []
+            for deal in (1001, 2002, 3003, 4004):
+                async with s.post(f"{svc.base}/v1/games", headers=auth,
+                                  json={"variant": "freecell", "deal": deal}) as r:  # fmt: skip
+                    games.append((await r.json())["id"])
+
+            async def hint(gid: str) -> int:
+                async with aiohttp.ClientSession() as one, one.post(
+                    f"{svc.base}/v1/games/{gid}/hint", json={}, headers=auth) as r:  # fmt: skip
+                    return r.status
+
+            hints = [asyncio.create_task(hint(gid)) for gid in games]
+            await asyncio.sleep(0.05)
+            assert svc.proc is not None
+            os.killpg(svc.proc.pid, sig)
+            assert await asyncio.gather(*hints) == [201] * 4
+        assert await svc.exited(15) == 0, svc.output()[-3000:]
+        assert "Traceback" not in svc.output(), svc.output()[-3000:]
     finally:
         svc.stop()
