@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     # installed, the seconds one game's analysis may take in all, and whether a new game's
     # opening (and the day's deal) is searched at once in the background
     hint_budget_seconds: float = Field(default=2.0, gt=0)
-    solver_workers: int = Field(default=1, ge=1)
+    solver_workers: int = Field(default=1, ge=1, le=64)
     solver_cache: int = Field(default=50_000, ge=1)
     solver_library: bool = True
     analysis_budget_seconds: float = Field(default=20.0, gt=0)
@@ -118,7 +118,7 @@ class Settings(BaseSettings):
     # the seconds a race's minute lasts (60; test rigs shorten it to end races sooner); a
     # race's stream reads its log only when woken (service/races/feeds.py), swept every
     # WS_SWEEP seconds like the games'
-    race_tick_s: float = Field(default=0.5, gt=0)
+    race_tick_s: float = Field(default=0.5, ge=0.01)
     race_minute_s: float = Field(default=60.0, gt=0)
     # the key link codes are stored under (HMAC-SHA256, service/players/link_codes.py);
     # unset: a random key made once and kept in .link-code-key beside DATA_DIR, which the
