@@ -4,7 +4,7 @@ because nobody sees them. The character data and the confusables are ICU's (PyIC
 A name has three keys, and two names look alike when any one is equal (`name_key`,
 `shape_key`, `glyph_key`). All are made of the name without its spaces and its combining marks
 (`I an` with a thin space, `Ada  Lovelace` and `Adà Lovelace` look like `Ian` and
-`Ada Lovelace`),
+`Ada Lovelace`; the few marks drawn as a letter, a digit or a sign beside theirs are kept),
 then its confusable skeleton (Unicode TS #39, section 4: Cyrillic `а` and Latin `a` share
 one):
 
@@ -57,6 +57,24 @@ _NFC = icu.Normalizer2.getNFCInstance()
 _SPOOF = icu.SpoofChecker()
 _MARK = icu.UnicodeSet("[:M:]")
 _MARK.freeze()
+
+
+def _marks_dropped() -> icu.UnicodeSet:
+    """The combining marks a key leaves out: all but those TS #39's data makes a character
+    that is no mark, which are drawn as it beside their letter (the Telugu, Kannada,
+    Malayalam and Sinhala anusvaras as `o`, the Oriya visarga as `8`, the Devanagari
+    visarga as `:`); those are read as drawn, and `roంt` looks like `root`."""
+    dropped = icu.UnicodeSet("[:M:]")
+    drawn = icu.UnicodeSetIterator(_MARK)
+    while drawn.next():
+        mark = drawn.getString()
+        if any(not _MARK.contains(ch) for ch in str(_SPOOF.getSkeleton(0, mark))):
+            dropped.remove(mark)
+    dropped.freeze()
+    return dropped
+
+
+_DROPPED = _marks_dropped()
 # Unicode's Default_Ignorable_Code_Point (the Hangul fillers U+115F, U+1160, U+3164 and
 # U+FFA0 among them, and the variation selectors), and the symbols that render as
 # nothing: the Braille blank U+2800 and the musical null notehead U+1D159
@@ -78,7 +96,7 @@ def _plain(text: str) -> str:
 
 
 def _unmarked(text: str) -> str:
-    return "".join(ch for ch in _NFD.normalize(text) if not _MARK.contains(ch))
+    return "".join(ch for ch in _NFD.normalize(text) if not _DROPPED.contains(ch))
 
 
 def _small_capitals() -> dict[str, str]:

@@ -79,6 +79,10 @@ LOOKALIKES_AS_WRITTEN = [
     ("bat", "\u13fcat"), ("\u1d0dax", "\u043cax"), ("max", "\u1d0dax"),
     # TS #39's data: the small palochka is an i (drawn as a bar, it is an l above)
     ("kiwi", "k\u04cfwi"),
+    # marks drawn beside their letter as a letter or a digit (Telugu, Kannada, Malayalam
+    # and Sinhala anusvaras as o, the Oriya visarga as 8): read as drawn, not left out
+    ("root", "ro\u0c02t"), ("cool", "co\u0c82l"), ("bob", "b\u0d02b"), ("moon", "mo\u0d82n"),
+    ("agent8", "agent\u0b03"),
 ]
 
 
