@@ -26,7 +26,7 @@ from service.database.store import Replayed
 from service.games.live_game import LiveGame
 from service.games.times import Finish
 from service.games.views import elapsed_ms, game_view, public_data
-from service.players.accounts import Player
+from service.players.accounts import Player, still_signed_in
 
 # In an answer built before its write: the write's time, which the database gives.
 STAMP: Final = "@write"
@@ -120,9 +120,12 @@ async def answered_before(
     stands, whatever happened to the game since (422 when the key came with another
     request). Else the refusal (kept_refusal) becomes the key's first answer, which a
     retry gets again: an undo refused with nothing to undo is not made by its retry after
-    a move. Asked only when a request with a key is refused, so the ordinary write stays
-    one round trip."""
+    a move. Without a key (or for a 404 or a 403), whether the token is still signed in
+    (401 if not: accounts.still_signed_in). Asked only when a request is refused, so the
+    ordinary write stays one round trip."""
     if idem is None or isinstance(refusal, NotFound | Forbidden):
+        # (the key's look-up below checks the token as well)
+        await still_signed_in(backend, player)
         return None
     if kept_refusal(refusal):
         assert isinstance(refusal, EngineError | ServiceError)

@@ -36,7 +36,8 @@ async def test_a_token_signed_out_writes_nothing_whatever_memory_trusts(
 ) -> None:
     """Signed out behind the service's back, as by an instance whose notice has not come
     yet: memory still holds the token, and the statement that would append refuses it
-    (401), for a move, an undo, a new game and the retry of a move it made before."""
+    (401), for a move, an undo, a new game and the retry of a move it made before; so is a
+    write refused before that statement (a stale version, an illegal move, no such game)."""
     ada = await new_player(client)
     gid = (await new_game(client, ada, deal=617, autoplay=False))["id"]
     keyed = {**auth(ada), "Idempotency-Key": "first-move-of-ada"}
@@ -54,6 +55,11 @@ async def test_a_token_signed_out_writes_nothing_whatever_memory_trusts(
         (f"/v1/games/{gid}/undo", {}, auth(ada)),
         ("/v1/games", {"variant": "freecell", "deal": 1}, auth(ada)),
         (f"/v1/games/{gid}/moves", move, keyed),
+        # refused before any statement would append: a stale version, an illegal move, a
+        # game that does not exist
+        (f"/v1/games/{gid}/moves", {**move, "expected_version": 0}, auth(ada)),
+        (f"/v1/games/{gid}/moves", {"from": "c4", "to": "c3"}, auth(ada)),
+        (f"/v1/games/{uuid.uuid4()}/moves", move, auth(ada)),
     ]
     for url, body, headers in writes:
         r = await client.post(url, json=body, headers=headers)
