@@ -130,8 +130,10 @@ def expected(said: int | None, if_match: Sequence[str], game_id: uuid.UUID) -> i
     conditions nothing more (the game exists, or it is a 404); tags of other games, weak
     tags (never equal by the strong comparison If-Match asks) and other resources' tags
     name no version of the game."""
+    if not if_match:
+        return said
     tags = [tag.strip() for line in if_match for tag in line.split(",") if tag.strip()]
-    if not if_match or "*" in tags:
+    if "*" in tags:
         return said
     versions = set()
     for tag in tags:
