@@ -6,7 +6,8 @@ the race's version; one RaceStarted once started, naming each player's game of t
 deal, whose log starts at starts_at; one Progress a write to a player's game while the race
 ran (the writes of a log are its runs of equal `at`), saying what that write left (moves,
 foundation cards, status); one PlayerFinished a write that brought the game to an end
-while the race ran, with that end's status and elapsed_ms; one RaceEnded once over, whose
+while the race ran (its creation, for a deal over as dealt), with that end's status and
+elapsed_ms; one RaceEnded once over, whose
 ranking is the one API.md gives, of the games as their logs stood when the race ended.
 The games' writes come from their replay (service/verify/replay.py).
 """
@@ -119,7 +120,8 @@ def _race(
                          f" the game's log {_progress(expected[i])}")
         finished = [(d.get("status"), d.get("elapsed_ms"))
                     for d in said("PlayerFinished", player)]
-        ends = [(w.status, w.elapsed_ms) for w in seen if w.ended]
+        # (a game over as dealt ended at its creation, the race's start)
+        ends = [(w.status, w.elapsed_ms) for w in [*log[:1], *seen] if w.ended]
         if finished != ends:
             wrong.append(f"player {player}: PlayerFinished says {_ends(finished)}, the game's"
                          f" log {_ends(ends)}")

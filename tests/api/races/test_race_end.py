@@ -1,17 +1,20 @@
 """A race over is over for good: no write lands in its games after it ended, however it
-ended (every game over, a blocked one included, or its time up)."""
+ended (every game over, a blocked one included, or its time up); a race whose deal is
+blocked as dealt is over at its start."""
 
 from __future__ import annotations
 
 from aiohttp.test_utils import TestClient
 
 from engine import Move
+from service.verify.run import verify
 
 from ..helpers import new_player
-from .helpers import call, new_race, until
+from .helpers import call, new_race, race_events, until
 
 # Beleaguered Castle deal 2 is blocked after these three moves (autoplay on)
 BLOCKING = [Move("t5", "t3"), Move("t5", "t7"), Move("t2", "t5")]
+BLOCKED_AS_DEALT = 21173  # Beleaguered Castle: no legal move once its aces are up
 
 
 async def test_a_race_ended_by_a_blocked_game_takes_no_undo_after(client: TestClient) -> None:
@@ -82,3 +85,35 @@ async def test_no_analysis_nor_hint_after_the_end_of_a_racers_games_of_the_deal_
     for gid in (side["id"], games["bob"]):
         assert "verdicts" in await call(client, "GET", f"/v1/games/{gid}/analysis")
     assert "verdict" in await call(client, "GET", f"/v1/games/{side['id']}/hint")
+
+
+async def test_a_race_on_a_deal_blocked_as_dealt_is_over_at_its_start(
+    client: TestClient, db_url: str
+) -> None:
+    """Every game is over as dealt: each is finished at starts_at in 0 ms (its row as its
+    log), each player has PlayerFinished and the race ends then (API.md: a race is over
+    when every player's game is over), ranked by foundation cards."""
+    ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+    race = await new_race(client, ada, variant="beleaguered_castle", deal=BLOCKED_AS_DEALT,
+                          max_players=2)
+    rid = race["id"]
+    await call(client, "POST", f"/v1/races/{rid}/join", bob)
+    await until(race["starts_at"], 0.01)
+    over = await call(client, "GET", f"/v1/races/{rid}")
+    assert over["status"] == "over", over
+    assert [(p["status"], p["elapsed_ms"], p["rank"]) for p in over["players"]] == [
+        ("blocked", 0, 1), ("blocked", 0, 1)]
+    for p in over["players"]:
+        game = await call(client, "GET", f"/v1/games/{p['game_id']}")
+        assert game["status"] == "blocked" and game["elapsed_ms"] == 0
+        assert game["finished_at"] == over["starts_at"]
+    events = await race_events(client, rid, until_type="RaceEnded")
+    kinds = [e["type"] for e in events]
+    assert kinds[-4:] == ["RaceStarted", "PlayerFinished", "PlayerFinished", "RaceEnded"]
+    assert {(e["data"]["status"], e["data"]["elapsed_ms"]) for e in events[-3:-1]} == {
+        ("blocked", 0)}
+    ranking = events[-1]["data"]["ranking"]
+    assert [(r["status"], r["elapsed_ms"], r["rank"]) for r in ranking] == [
+        ("blocked", 0, 1), ("blocked", 0, 1)]
+    report = await verify(db_url)
+    assert report.ok, [str(d) for d in report.differences]
