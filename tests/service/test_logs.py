@@ -4,6 +4,7 @@ within the flush interval, and a service process's requests show up in its outpu
 from __future__ import annotations
 
 import logging
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ import aiohttp
 
 from service.base.logs import BufferedLines, OneLine
 
-from ..faults.helpers import ServiceProcess, until
+from ..faults.helpers import ROOT, ServiceProcess, until
 
 
 def _logger(name: str, handler: logging.Handler) -> logging.Logger:
@@ -72,3 +73,27 @@ def test_a_record_with_its_traceback_is_one_line() -> None:
     assert "\n" not in line and "\r" not in line
     assert line.startswith("Failed to restore the pool connection floor;\\u000aretrying")
     assert "Traceback (most recent call last):" in line and "ConnectionError" in line
+
+
+RECONNECTION = """
+import logging
+from service.base.logs import configure
+configure()
+try:
+    raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)")
+except ConnectionRefusedError:
+    logging.getLogger("asyncpg.pool").warning(
+        "Failed to restore the pool connection floor; retrying", exc_info=True)
+"""
+
+
+def test_asyncpgs_failed_reconnections_are_said_without_their_traceback() -> None:
+    """While the database is away asyncpg's pool tells each failed try to restore its
+    connections: in a service process's log, one line each naming the error, with no
+    traceback of asyncpg's calls."""
+    run = subprocess.run([sys.executable, "-c", RECONNECTION], capture_output=True,
+                         text=True, cwd=ROOT, timeout=60)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ("Failed to restore the pool connection floor; retrying:"
+                          " ConnectionRefusedError: [Errno 111] Connect call failed"
+                          " ('127.0.0.1', 5432)\n")
