@@ -31,7 +31,12 @@ from service.base.errors import (
 from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
 from service.base.logs import printable
 from service.base.observe import OBSERVER_KEY, request_id, route_name
-from service.database.connections import DatabaseUnavailable, SignedOut, VersionConflict
+from service.database.connections import (
+    TAKES_NO_WRITES,
+    DatabaseUnavailable,
+    SignedOut,
+    VersionConflict,
+)
 
 log = logging.getLogger("service.problems")
 PROBLEM = "application/problem+json"
@@ -307,9 +312,14 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
     except VersionConflict:
         return problem(409, "another move was recorded first; reload the game and try again",
                        "version-conflict", current_version=None)
-    except DatabaseUnavailable:
-        return problem(503, "the game database cannot be reached right now; try again shortly",
-                       "database-unavailable", headers={"Retry-After": "2"})
+    except DatabaseUnavailable as exc:
+        detail = (
+            "the game database takes no writes right now (it is read-only, or its disk is"
+            " full); reads still work; try again shortly"
+            if isinstance(exc.__cause__, TAKES_NO_WRITES)
+            else "the game database cannot be reached right now; try again shortly"
+        )
+        return problem(503, detail, "database-unavailable", headers={"Retry-After": "2"})
     except Exception as exc:
         if isinstance(exc, ConnectionResetError) and _client_gone(request):
             # the client went away before its request was read ("Connection lost"):

@@ -114,6 +114,11 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.PostgresSystemError,
     asyncpg.exceptions.InternalClientError,
 )
+# of those, what a server that is there but takes no writes says: read-only, its disk full
+TAKES_NO_WRITES: tuple[type[BaseException], ...] = (
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
+    asyncpg.exceptions.DiskFullError,
+)
 # a connection whose protocol is left mid-operation (its server died under a statement,
 # a statement timed out against a server that is gone): closed, never used again
 BROKEN: tuple[type[BaseException], ...] = (asyncpg.exceptions.InternalClientError,)

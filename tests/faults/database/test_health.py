@@ -75,7 +75,8 @@ async def test_a_database_that_takes_no_writes_is_unavailable_not_an_error(
     db_url: str,
 ) -> None:
     """A database that refuses writes: a move and a new player answer 503 with
-    Retry-After, as an unreachable database does (not 500), and /healthz says 503; a game
+    Retry-After, as an unreachable database does (not 500), saying the database takes no
+    writes, and /healthz says 503; a game
     and a player's own record (with a token) are still read. Once it takes writes again,
     so does the service, by itself."""
     async with instance(db_url) as c:
@@ -88,6 +89,8 @@ async def test_a_database_that_takes_no_writes_is_unavailable_not_an_error(
             for _ in range(3):  # (the first may meet a connection cut: 503 as well)
                 r = await c.post(moves, json=move, headers=auth(ada))
                 assert r.status == 503 and r.headers["Retry-After"].isdigit(), await r.text()
+            # (said as it is: the database is there, and takes no writes)
+            assert "takes no writes" in (await r.json())["detail"], await r.text()
             for r in (await c.post("/v1/players", json={"name": "bob"}),
                       await c.get("/healthz")):  # fmt: skip
                 assert r.status == 503, await r.text()
