@@ -57,7 +57,7 @@ test-pooler: $(STAMP) solver-lib pgbouncer
 # Freecell Solver's library and binary (Debian), the fast path for hints and the tests'
 # oracle: installed here when missing and we are root; the service works without them
 solver-lib:
-	@[ -e /usr/lib/x86_64-linux-gnu/libfreecell-solver.so.0 ] || ls /usr/lib/*/libfreecell-solver.so.0 >/dev/null 2>&1 || { \
+	@for lib in /usr/lib/libfreecell-solver.so.0 /usr/lib/*/libfreecell-solver.so.0; do [ -e "$$lib" ] && exit 0; done; { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    (apt-get update -qq && apt-get install -y -qq libfreecell-solver0 freecell-solver-bin) >/dev/null 2>&1 \
 	      || echo "could not install Freecell Solver; hints use the engine's solver only"; \
