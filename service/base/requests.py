@@ -161,13 +161,24 @@ def int_query(request: web.Request, name: str, default: int | None, lo: int, hi:
     return value
 
 
+# the ways other APIs page a list, refused rather than ignored by ours
+_OTHER_PAGERS: Final = ("offset", "page", "skip")
+
+
+def paged_by(request: web.Request, ours: str, *others: str) -> None:
+    """400 when a request of a list paged by `ours` pages another way (`others`, another
+    list's of this service, or another API's: `offset`, `page`, `skip`): ignored, it would
+    give the first page again, and a client's pager would go round for ever."""
+    for word in (*others, *_OTHER_PAGERS):
+        if word in request.query:
+            raise BadRequest(f"this list pages with {ours!r} (the 'next' of the previous"
+                             f" page), not {word!r}")  # fmt: skip
+
+
 def after_query(request: web.Request, hi: int) -> int:
-    """The `after` of a page of a log (a game's, a race's): the seq its events follow, 0
-    by default. A `cursor`, how a board's pages go, is refused rather than ignored: the
-    first page again would be a client's pager going round forever."""
-    if "cursor" in request.query:
-        raise BadRequest("a log pages with 'after' (the 'next' of the previous page), not"
-                         " 'cursor'")  # fmt: skip
+    """The `after` of a page of a log (a game's, a race's, a stream's): the seq its events
+    follow, 0 by default; another way to page is refused (paged_by)."""
+    paged_by(request, "after", "cursor")
     after = int_query(request, "after", 0, 0, hi)
     assert after is not None
     return after

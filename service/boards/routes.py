@@ -10,7 +10,7 @@ from aiohttp import web
 from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
-from service.base.requests import int_query
+from service.base.requests import int_query, paged_by
 from service.base.responses import (
     Known,
     json_response,
@@ -42,9 +42,7 @@ def _flag(request: web.Request, name: str) -> bool:
 
 
 def _cursor(request: web.Request) -> str | None:
-    if "after" in request.query:  # (a log's pages go by `after`; a client's slip)
-        raise BadRequest("this list pages with 'cursor' (the 'next' of the previous page),"
-                         " not 'after'")  # fmt: skip
+    paged_by(request, "cursor", "after")  # (a log's pages go by `after`)
     cursor = request.query.get("cursor")
     if cursor is not None and not 0 < len(cursor) <= MAX_CURSOR:
         raise BadRequest("this cursor was not given by this service; leave 'cursor' out"

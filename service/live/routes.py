@@ -15,7 +15,7 @@ from aiohttp import web
 
 from service.base.errors import BadRequest, NotFound
 from service.base.keys import BACKEND_KEY, LIMITS_KEY
-from service.base.requests import MAX_SEQ, game_id, int_query, request_client
+from service.base.requests import MAX_SEQ, after_query, game_id, request_client
 from service.live import sockets
 from service.live.hub import HUB_KEY, STREAMS_KEY
 from service.live.subscriptions import GOING_AWAY
@@ -23,8 +23,7 @@ from service.live.subscriptions import GOING_AWAY
 
 async def stream(request: web.Request) -> web.StreamResponse:
     gid = game_id(request)
-    after = int_query(request, "after", 0, 0, MAX_SEQ)
-    assert after is not None
+    after = after_query(request, MAX_SEQ)
     ws = sockets.websocket(request, f"GET /v1/games/{gid}/events gives the stored events as JSON")
     hub = request.app[HUB_KEY]
     store = request.app[BACKEND_KEY].store

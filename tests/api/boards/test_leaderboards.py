@@ -160,9 +160,13 @@ async def test_bad_requests(client: TestClient, store: EventStore) -> None:
         ("/v1/players/ada", 404),
         (f"/v1/players/{uuid.uuid4()}/games", 404),
         (f"/v1/players/{ada['id']}/games?cursor=nonsense", 400),
-        # the other lists' way to page (a log's `after`) is a slip, not the first page again
+        # the other lists' way to page (a log's `after`), or other APIs' (`offset`, `page`),
+        # is a slip, not the first page again
         ("/v1/leaderboards/freecell/1?after=20", 400),
         (f"/v1/players/{ada['id']}/games?after=20", 400),
+        ("/v1/leaderboards/freecell/1?limit=100&offset=50", 400),
+        ("/v1/leaderboards/freecell/1?page=2", 400),
+        (f"/v1/players/{ada['id']}/games?offset=20", 400),
     ]:
         r = await client.get(url)
         assert r.status == status, (url, await r.text())

@@ -59,11 +59,14 @@ async def test_move_undo_redo_and_events(client: TestClient) -> None:
     assert [e["type"] for e in events] == ["GameCreated", "CardMoved", "MoveUndone", "MoveRedone"]
     r = await client.get(f"/v1/games/{gid}/events?after=2")
     assert [e["seq"] for e in (await r.json())["events"]] == [3, 4]
-    # a board's way to page (`cursor`) is a slip, not the first page again; the race's
-    # log pages as a game's does
-    for url in (f"/v1/games/{gid}/events?cursor=2", f"/v1/races/{uuid.uuid4()}/events?cursor=2"):
+    # a board's way to page (`cursor`), or other APIs' (`offset`, `page`, `skip`), is a
+    # slip, not the first page again; the race's log and the game's stream page as the
+    # game's log does
+    for url in (f"/v1/games/{gid}/events?cursor=2", f"/v1/races/{uuid.uuid4()}/events?cursor=2",
+                f"/v1/games/{gid}/events?offset=2", f"/v1/games/{gid}/events?page=2",
+                f"/v1/races/{uuid.uuid4()}/events?skip=2", f"/v1/games/{gid}/stream?cursor=2"):
         r = await client.get(url)
-        assert r.status == 400 and "'after'" in (await r.json())["detail"]
+        assert r.status == 400 and "'after'" in (await r.json())["detail"], url
 
 
 async def test_illegal_and_malformed_moves(client: TestClient) -> None:
