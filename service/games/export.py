@@ -6,13 +6,15 @@ games_player_created) and each game's log by a query of its own, so the service 
 game at a time whatever the number of games, and no database connection while a line
 goes out to a client that may read slowly. Each line is one game as its log was when it
 was read (a game still in play may move on while the export runs); the events are as
-`GET /v1/games/{id}/events` gives them.
+`GET /v1/games/{id}/events` gives them. Each game's events are charged to the reader's
+allowance of events (`pace`), as pages of logs are: a player's many long games cost what
+reading them page by page would, at the same rate.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
 import orjson
@@ -36,8 +38,13 @@ ORDER BY created_at, id LIMIT $2
 """
 
 
-async def lines(backend: Backend, player_id: uuid.UUID) -> AsyncIterator[bytes]:
-    """The player's games, oldest first, each a line of JSON with its `events`."""
+async def lines(
+    backend: Backend,
+    player_id: uuid.UUID,
+    pace: Callable[[int], Awaitable[None]] | None = None,
+) -> AsyncIterator[bytes]:
+    """The player's games, oldest first, each a line of JSON with its `events`; `pace`
+    awaited with each game's number of events before its line is made."""
     timeout = backend.store.timeout
     after: tuple[Any, Any] | None = None
     while True:
@@ -51,6 +58,8 @@ async def lines(backend: Backend, player_id: uuid.UUID) -> AsyncIterator[bytes]:
         for row in page:
             game = {key: plain(value) for key, value in row.items()}
             events = await backend.store.read_events(row["id"])
+            if pace is not None:
+                await pace(len(events))
             game["events"] = [event_view(e) for e in events]
             yield orjson.dumps(game) + b"\n"
         if len(page) < GAMES_PAGE:

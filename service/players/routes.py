@@ -8,7 +8,7 @@ import logging
 
 from aiohttp import web
 
-from service.base.keys import BACKEND_KEY, LINK_GUESSES_KEY, SETTINGS_KEY
+from service.base.keys import BACKEND_KEY, LIMITS_KEY, LINK_GUESSES_KEY, SETTINGS_KEY
 from service.base.ratelimit import charge
 from service.base.requests import (
     idempotency,
@@ -66,7 +66,23 @@ async def export(request: web.Request) -> web.StreamResponse:
     # a long stream of reads, as a WebSocket's: each has DB_TIMEOUT of its own, not a
     # share of one budget (connections.Budget)
     BUDGET.set(None)
-    lines = export_lines(request.app[BACKEND_KEY], player.id)
+    limiter, address = request.app.get(LIMITS_KEY), request_client(request)
+    paced = False
+
+    async def pace(events: int) -> None:
+        """The events of each game charged to the address, as a log's pages are: the
+        first game's past the rate is a 429 before the answer begins, the others wait for
+        the rate (as a live stream's stored pages do)."""
+        nonlocal paced
+        if limiter is None:
+            return
+        if paced:
+            await limiter.pace_events(address, events)
+        else:
+            paced = True
+            limiter.read_events(address, events)
+
+    lines = export_lines(request.app[BACKEND_KEY], player.id, pace)
     first = await anext(lines, None)
     response = private(web.StreamResponse(headers={"Content-Type": "application/x-ndjson"}))
     await response.prepare(request)

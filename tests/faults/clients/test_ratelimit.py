@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
+import time
 from pathlib import Path
 
 from aiohttp.test_utils import TestClient
@@ -200,6 +202,33 @@ async def test_a_streams_stored_events_cost_as_pages_do(db_url: str) -> None:
         body = await too_many(r)
         assert "events read" in str(body["detail"])
 
+
+
+async def test_an_export_costs_its_games_events_as_pages_do(db_url: str) -> None:
+    """An export charges each game's events to the address: past the rate, its first
+    game is a 429 before the answer begins; within it, the rest of the export waits for
+    the rate rather than reading past it (100 events a second here)."""
+    async with limited(db_url, rate_events_per_minute=6000) as c:
+        ada = await new_player(c)
+        moves = [{"from": "t1", "to": "c1"}] + [{"from": "c1", "to": "c2"},
+                                                 {"from": "c2", "to": "c1"}] * 50
+        for deal in (1, 2, 3):  # 102 events each
+            game = await new_game(c, ada, deal=deal, autoplay=False)
+            r = await c.post(f"/v1/games/{game['id']}/moves", json={"moves": moves},
+                             headers=auth(ada))  # fmt: skip
+            assert r.status == 201, await r.text()
+        for _ in range(6):  # the address's 6,000 events spent on pages
+            assert (await c.get(f"/v1/games/{game['id']}/events")).status == 200
+        body = await too_many(await c.get("/v1/players/me/export", headers=auth(ada)))
+        assert "events read" in str(body["detail"])
+        await asyncio.sleep(1.1)  # 110 events again: the first game's
+        started = time.monotonic()
+        r = await c.get("/v1/players/me/export", headers=auth(ada))
+        assert r.status == 200, await r.text()
+        lines = (await r.text()).splitlines()
+        took = time.monotonic() - started
+        assert [len(json.loads(line)["events"]) for line in lines] == [102, 102, 102]
+        assert took > 1.5, took  # the two games after the first waited for the rate
 
 async def test_rate_limits_off_lets_a_load_test_through(db_url: str) -> None:
     settings = make_settings(db_url, rate_limits="off", rate_players_per_minute=1,
