@@ -4,12 +4,17 @@ blocked as dealt is over at its start."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import uuid
+
+import asyncpg
 from aiohttp.test_utils import TestClient
 
 from engine import Move
 from service.verify.run import verify
 
-from ..helpers import new_player
+from ..helpers import instance, new_player
 from .helpers import call, new_race, race_events, until
 
 # Beleaguered Castle deal 2 is blocked after these three moves (autoplay on)
@@ -115,5 +120,52 @@ async def test_a_race_on_a_deal_blocked_as_dealt_is_over_at_its_start(
     ranking = events[-1]["data"]["ranking"]
     assert [(r["status"], r["elapsed_ms"], r["rank"]) for r in ranking] == [
         ("blocked", 0, 1), ("blocked", 0, 1)]
+    report = await verify(db_url)
+    assert report.ok, [str(d) for d in report.differences]
+
+
+async def test_a_race_started_over_as_dealt_before_migration_0029_ends_at_the_upgrade(
+    db_url: str,
+) -> None:
+    """A race started by the race_start of before 0029 on a deal blocked as dealt kept
+    running, its games' rows without their end: the migration mends the rows and ends
+    the race (a PlayerFinished each, then RaceEnded), and `verify` finds nothing wrong."""
+    from alembic import command
+
+    from engine import Game
+    from service.database.migrate import alembic_config
+
+    async with instance(db_url) as c:
+        ada, bob = await new_player(c, "ada"), await new_player(c, "bob")
+        race = await new_race(c, ada, variant="beleaguered_castle", deal=BLOCKED_AS_DEALT,
+                              max_players=2, starts_in_s=600)
+        await call(c, "POST", f"/v1/races/{race['id']}/join", bob)
+    config = alembic_config(db_url)
+    await asyncio.to_thread(command.downgrade, config, "0028")
+    game, events = Game.new("beleaguered_castle", BLOCKED_AS_DEALT, True)
+    conn = await asyncpg.connect(db_url)
+    try:
+        await conn.execute("UPDATE races SET starts_at = now() - interval '1 s',"
+                           " ends_at = now() + interval '10 min' WHERE id = $1",
+                           uuid.UUID(race["id"]))  # fmt: skip
+        started = await conn.fetchval(
+            "SELECT race_start($1, $2, $3::jsonb, $4, $5, $6, $7, $8)",
+            uuid.UUID(race["id"]), BLOCKED_AS_DEALT,
+            json.dumps([{"type": e.type, "data": e.data} for e in events]),
+            game.status, game.moves, game.undos, game.hints, game.position.foundation_cards,
+        )  # fmt: skip
+        assert started
+        assert await conn.fetchval("SELECT status FROM races WHERE id = $1",
+                                   uuid.UUID(race["id"])) == "running"  # fmt: skip
+    finally:
+        await conn.close()
+    await asyncio.to_thread(command.upgrade, config, "head")
+    async with instance(db_url) as c:
+        over = await call(c, "GET", f"/v1/races/{race['id']}")
+        assert over["status"] == "over", over
+        assert [(p["status"], p["elapsed_ms"]) for p in over["players"]] == [
+            ("blocked", 0), ("blocked", 0)]
+        kinds = [e["type"] for e in await race_events(c, race["id"], until_type="RaceEnded")]
+        assert kinds[-4:] == ["RaceStarted", "PlayerFinished", "PlayerFinished", "RaceEnded"]
     report = await verify(db_url)
     assert report.ok, [str(d) for d in report.differences]
