@@ -14,6 +14,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from service.base.errors import Forbidden
 from service.base.keys import BACKEND_KEY, HEALTH_KEY, METRICS_KEY, SETTINGS_KEY
+from service.base.problems import problem, unavailable
 from service.base.responses import json_response
 from service.base.settings import ROOT
 from service.database.connections import DatabaseUnavailable
@@ -24,15 +25,9 @@ OPENAPI = ROOT / "openapi.yaml"
 async def healthz(request: web.Request) -> web.Response:
     try:
         await request.app[HEALTH_KEY].ping()
-    except DatabaseUnavailable:
-        return web.Response(
-            status=503,
-            content_type="application/problem+json",
-            headers={"Retry-After": "2"},
-            text='{"type":"https://open-solitaire.example/problems/database-unavailable",'
-            '"title":"Service Unavailable","status":503,'
-            '"detail":"the game database cannot be reached right now"}',
-        )
+    except DatabaseUnavailable as exc:
+        return problem(503, unavailable(exc), "database-unavailable",
+                       headers={"Retry-After": "2"})  # fmt: skip
     return json_response({"status": "ok"})
 
 

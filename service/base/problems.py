@@ -32,9 +32,9 @@ from service.base.keys import REQUEST_ID_KEY, SETTINGS_KEY
 from service.base.logs import printable
 from service.base.observe import OBSERVER_KEY, request_id, route_name
 from service.database.connections import (
-    TAKES_NO_WRITES,
     DatabaseUnavailable,
     SignedOut,
+    TakesNoWrites,
     VersionConflict,
 )
 
@@ -259,6 +259,14 @@ def repeated(request: web.BaseRequest) -> str | None:
     return None
 
 
+def unavailable(exc: DatabaseUnavailable) -> str:
+    """What a 503 of the database says: it cannot be reached, or it takes no writes."""
+    if isinstance(exc, TakesNoWrites):
+        return ("the game database takes no writes right now (it is read-only, or its disk"
+                " is full); reads still work; try again shortly")
+    return "the game database cannot be reached right now; try again shortly"
+
+
 @web.middleware
 async def problem_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     try:
@@ -313,13 +321,8 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
         return problem(409, "another move was recorded first; reload the game and try again",
                        "version-conflict", current_version=None)
     except DatabaseUnavailable as exc:
-        detail = (
-            "the game database takes no writes right now (it is read-only, or its disk is"
-            " full); reads still work; try again shortly"
-            if isinstance(exc.__cause__, TAKES_NO_WRITES)
-            else "the game database cannot be reached right now; try again shortly"
-        )
-        return problem(503, detail, "database-unavailable", headers={"Retry-After": "2"})
+        return problem(503, unavailable(exc), "database-unavailable",
+                       headers={"Retry-After": "2"})  # fmt: skip
     except Exception as exc:
         if isinstance(exc, ConnectionResetError) and _client_gone(request):
             # the client went away before its request was read ("Connection lost"):

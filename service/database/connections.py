@@ -49,6 +49,11 @@ class DatabaseUnavailable(StoreError):
     """The database cannot be reached (or answers too slowly) right now."""
 
 
+class TakesNoWrites(DatabaseUnavailable):
+    """The database is there but takes no writes right now: read-only, or its disk full
+    (TAKES_NO_WRITES)."""
+
+
 class Budget:
     """What one request may still wait for the database, in seconds, all its waits
     together: a token's check, a turn behind a write lane, a connection, each statement

@@ -16,7 +16,7 @@ from typing import Any
 
 import asyncpg
 
-from service.database.connections import CONNECTION_ERRORS, DatabaseUnavailable
+from service.database.connections import CONNECTION_ERRORS, DatabaseUnavailable, TakesNoWrites
 
 # what else a dead or restarted server answers a question on an old connection with
 _FAILURES: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, asyncpg.PostgresError)
@@ -53,7 +53,7 @@ class HealthProbe:
                 self._drop()
                 raise DatabaseUnavailable(str(again) or type(again).__name__) from again
         if read_only:
-            raise DatabaseUnavailable("the database takes no writes (read-only)")
+            raise TakesNoWrites("the database takes no writes (read-only)")
 
     async def _read_only(self) -> bool:
         """Whether the database answers that it takes no writes (one statement)."""

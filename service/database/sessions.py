@@ -24,7 +24,9 @@ from service.database.connections import (
     CONNECTION_ERRORS,
     LOST_STATEMENTS,
     POOLER_HINT,
+    TAKES_NO_WRITES,
     DatabaseUnavailable,
+    TakesNoWrites,
     VersionConflict,
     current_budget,
     release_later,
@@ -68,6 +70,8 @@ def _translated() -> Iterator[None]:
         yield
     except _CONFLICTS as exc:
         raise VersionConflict(str(exc)) from exc
+    except TAKES_NO_WRITES as exc:
+        raise TakesNoWrites(str(exc) or type(exc).__name__) from exc
     except CONNECTION_ERRORS as exc:
         raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
     except LOST_STATEMENTS:

@@ -94,6 +94,7 @@ async def test_a_database_that_takes_no_writes_is_unavailable_not_an_error(
             for r in (await c.post("/v1/players", json={"name": "bob"}),
                       await c.get("/healthz")):  # fmt: skip
                 assert r.status == 503, await r.text()
+                assert "takes no writes" in (await r.json())["detail"], await r.text()
             # reads go on, a token's included (its use is not noted meanwhile)
             assert (await c.get(f"/v1/games/{game['id']}")).status == 200
             me = await c.get("/v1/players/me", headers=auth(ada))
