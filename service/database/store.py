@@ -326,10 +326,11 @@ class EventStore(Sessions):
                         row["elapsed_ms"], arrived_ms=row["arrived_ms"])
 
     async def find_key(
-        self, player_id: uuid.UUID, key: str, token_id: uuid.UUID | None = None
+        self, player_id: uuid.UUID, key: str | None, token_id: uuid.UUID | None = None
     ) -> Replayed | None:
-        """The key's first answer, if it has one; SignedOut when the device token asking
-        (`token_id`) is signed out by then: a token signed out gets no answer again."""
+        """The key's first answer, if it has one (None for no key: only the token is
+        checked); SignedOut when the device token asking (`token_id`) is signed out by
+        then: a token signed out gets no answer again."""
         async with self.connection() as conn:
             row = await conn.fetchrow(
                 f"SELECT {signed_in('$3::uuid')} AS signed_in,"

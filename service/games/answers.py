@@ -26,7 +26,7 @@ from service.database.store import Replayed
 from service.games.live_game import LiveGame
 from service.games.times import Finish
 from service.games.views import elapsed_ms, game_view, public_data
-from service.players.accounts import Player, still_signed_in
+from service.players.accounts import Player
 
 # In an answer built before its write: the write's time, which the database gives.
 STAMP: Final = "@write"
@@ -121,19 +121,19 @@ async def answered_before(
     request). Else the refusal (kept_refusal) becomes the key's first answer, which a
     retry gets again: an undo refused with nothing to undo is not made by its retry after
     a move. Without a key (or for a 404 or a 403), whether the token is still signed in
-    (401 if not: accounts.still_signed_in). Asked only when a request is refused, so the
-    ordinary write stays one round trip."""
-    if idem is None or isinstance(refusal, NotFound | Forbidden):
-        # (the key's look-up below checks the token as well)
-        await still_signed_in(backend, player)
-        return None
-    if kept_refusal(refusal):
-        assert isinstance(refusal, EngineError | ServiceError)
+    (a 401 if not). Asked only when a request is refused, so the ordinary write stays one
+    round trip."""
+    # (each look-up checks the token asking is still signed in, SignedOut (401) if not:
+    # memory may trust one that another instance signed out a moment ago)
+    key = None if idem is None or isinstance(refusal, NotFound | Forbidden) else idem.key
+    if key is not None and kept_refusal(refusal):
+        assert idem is not None and isinstance(refusal, EngineError | ServiceError)
         problem = refusal_problem(refusal)
         found = await backend.store.keep_answer(
-            player.id, idem.key, idem.request_hash, problem["status"], problem,
-            player.token_id,
+            player.id, key, idem.request_hash, problem["status"], problem, player.token_id,
         )
-    else:
-        found = await backend.store.find_key(player.id, idem.key, player.token_id)
-    return None if found is None else replayed(found, idem)
+    else:  # (no key: only the token is checked)
+        found = await backend.store.find_key(player.id, key, player.token_id)
+    if found is None or idem is None:
+        return None
+    return replayed(found, idem)

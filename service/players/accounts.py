@@ -31,7 +31,7 @@ import asyncpg
 from service.base.backend import Backend
 from service.base.errors import TOKEN_REFUSED, Conflict, NotFound, Unauthorized
 from service.database.connections import plain, transaction
-from service.database.statements import CHANNEL, SIGNED_OUT, signed_in
+from service.database.statements import CHANNEL, SIGNED_OUT
 from service.players.names import glyph_key, name_key, shape_key, unique_name
 from service.players.tokens import Issued, TokenKey, hash_token, keep, new_token, once
 
@@ -143,21 +143,6 @@ async def authenticate(backend: Backend, token: str | None, *, memory: bool = Fa
     player = Player(plain(row["player_id"]), row["name"], plain(row["id"]))
     remember(backend, digest, player)
     return player
-
-
-async def still_signed_in(backend: Backend, player: Player) -> None:
-    """401 when the device token of `player` (memory's, for a game's write) is signed out
-    by now: a write refused before its statement ran (a stale version, an illegal move,
-    another's game) is told so only to a token still signed in, which another instance
-    may have signed out a moment ago."""
-    if player.token_id is None:
-        return
-    async with backend.store.connection() as conn:
-        ok = await conn.fetchval(
-            f"SELECT {signed_in('$1::uuid')}", player.token_id, timeout=backend.store.timeout
-        )
-    if not ok:
-        raise Unauthorized(TOKEN_REFUSED)
 
 
 # ---------------------------------------------------------------- device tokens
