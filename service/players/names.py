@@ -60,19 +60,17 @@ _MARK.freeze()
 
 
 def _marks_dropped() -> icu.UnicodeSet:
-    """The combining marks a key leaves out: all but those TS #39's data makes a letter,
-    a digit or a sign of ASCII, which are drawn as it beside their letter (the Telugu,
+    """The combining marks a key leaves out: all but those TS #39's data makes a
+    character that is no mark, which are drawn as it beside their letter (the Telugu,
     Kannada, Malayalam and Sinhala anusvaras as `o`, the Oriya visarga as `8`, the
-    Devanagari visarga as `:`); those are read as drawn, and `roంt` looks like `root`.
-    Marks the data makes a letter of their own script (Tamil's vowel signs) are left out
-    as the other marks of that script are: kept, they would meet a letter in a name whose
-    own sign was left out (`பிரபு`, `பாபு`)."""
+    Devanagari visarga as `:`, Tamil's vowel sign AI as `ன`); those are read as drawn, and
+    `roంt` looks like `root`, `கை` like `கன`. (The other Tamil vowel signs are left out
+    as all marks are, so names apart only by them look alike: `பிரபு` and `பாபு`.)"""
     dropped = icu.UnicodeSet("[:M:]")
     drawn = icu.UnicodeSetIterator(_MARK)
     while drawn.next():
         mark = drawn.getString()
-        skeleton = str(_SPOOF.getSkeleton(0, mark))
-        if skeleton.isascii() and any(not _MARK.contains(ch) for ch in skeleton):
+        if any(not _MARK.contains(ch) for ch in str(_SPOOF.getSkeleton(0, mark))):
             dropped.remove(mark)
     dropped.freeze()
     return dropped
