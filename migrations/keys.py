@@ -47,7 +47,7 @@ def give_keys(bind: Any, keys: dict[str, Callable[[str], str]]) -> None:
 
 def give_every_key(bind: Any) -> None:
     """Every player's three keys made anew with the service's functions of today (the
-    migrations that change how a key reads a name: 0025, 0027, 0028)."""
+    migrations that change how a key reads a name: 0025, 0027, 0028, 0030)."""
     from service.players.names import glyph_key, name_key, shape_key
 
     give_keys(bind, {"name_key": name_key, "shape_key": shape_key, "glyph_key": glyph_key})

@@ -4,7 +4,9 @@ because nobody sees them. The character data and the confusables are ICU's (PyIC
 A name has three keys, and two names look alike when any one is equal (`name_key`,
 `shape_key`, `glyph_key`). All are made of the name without its spaces and its combining marks
 (`I an` with a thin space, `Ada  Lovelace` and `Adà Lovelace` look like `Ian` and
-`Ada Lovelace`; the few marks drawn as a letter, a digit or a sign beside theirs are kept),
+`Ada Lovelace`; the few marks drawn as a letter, a digit or a sign beside theirs are kept,
+and so are the vowel signs and viramas of the Brahmic scripts on their own script's
+letters, which make another syllable: `राम` and `रमा` are two names),
 then its confusable skeleton (Unicode TS #39, section 4: Cyrillic `а` and Latin `a` share
 one):
 
@@ -64,8 +66,8 @@ def _marks_dropped() -> icu.UnicodeSet:
     character that is no mark, which are drawn as it beside their letter (the Telugu,
     Kannada, Malayalam and Sinhala anusvaras as `o`, the Oriya visarga as `8`, the
     Devanagari visarga as `:`, Tamil's vowel sign AI as `ன`); those are read as drawn, and
-    `roంt` looks like `root`, `கை` like `கன`. (The other Tamil vowel signs are left out
-    as all marks are, so names apart only by them look alike: `பிரபு` and `பாபு`.)"""
+    `roంt` looks like `root`, `கை` like `கன`. (The other vowel signs are kept by
+    _unmarked where they sit on a letter of their script.)"""
     dropped = icu.UnicodeSet("[:M:]")
     drawn = icu.UnicodeSetIterator(_MARK)
     while drawn.next():
@@ -97,8 +99,29 @@ def _plain(text: str) -> str:
     return _unmarked("".join(text.replace("\u200d", "").split()))
 
 
+# the marks that make a Brahmic script's letter another syllable (Unicode's
+# Indic_Syllabic_Category): its dependent vowel signs (`ा`, `ி`), its viramas and its
+# stackers (which join two consonants into one shape), not an accent over or under it
+_SYLLABLE = icu.UnicodeSet(
+    "[[:M:]&[[:InSC=Vowel_Dependent:][:InSC=Virama:][:InSC=Invisible_Stacker:]]]"
+)
+_SYLLABLE.freeze()
+
+
 def _unmarked(text: str) -> str:
-    return "".join(ch for ch in _NFD.normalize(text) if not _DROPPED.contains(ch))
+    """`text` without the combining marks of _DROPPED, but for the marks of _SYLLABLE
+    that sit on a letter of their own script (`राम` keeps its `ा`, and does not look like
+    `रमा`; a Devanagari vowel sign on a Latin letter is left out)."""
+    kept, script = [], -1
+    for ch in _NFD.normalize(text):
+        if not _MARK.contains(ch):
+            kept.append(ch)
+            script = icu.Script.getScript(ch).getScriptCode()
+        elif not _DROPPED.contains(ch) or (
+            _SYLLABLE.contains(ch) and icu.Script.hasScript(ord(ch), script)
+        ):
+            kept.append(ch)
+    return "".join(kept)
 
 
 def _small_capitals() -> dict[str, str]:

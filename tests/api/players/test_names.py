@@ -106,6 +106,63 @@ async def test_a_name_that_looks_like_a_players_as_written_is_taken(
         assert status == 201, body
 
 
+# names apart by a Brahmic script's vowel sign or virama, which makes another syllable:
+# Ram and Rama, Prabhu and Babu, karm and karam (Devanagari, Tamil)
+APART_BY_A_VOWEL_SIGN = [
+    ("\u0930\u093e\u092e", "\u0930\u092e\u093e"),
+    ("\u0baa\u0bbf\u0bb0\u0baa\u0bc1", "\u0baa\u0bbe\u0baa\u0bc1"),
+    ("\u0915\u0930\u094d\u092e", "\u0915\u0930\u092e"),
+]
+
+
+async def test_names_apart_by_a_vowel_sign_are_two_players(client: TestClient) -> None:
+    """A vowel sign is no accent: names apart by one are two players; on a letter of
+    another script it is left out, as an accent is, and such a name looks like the name
+    without it."""
+    for pair in APART_BY_A_VOWEL_SIGN:
+        for name in pair:
+            status, body = await create(client, name)
+            assert status == 201, (name, body)
+    status, body = await create(client, "ab")
+    assert status == 201, body
+    # Devanagari's vowel sign AA on a Latin a; an acute over a Devanagari syllable
+    for name in ("a\u093eb", "\u0930\u093e\u0301\u092e"):
+        status, problem = await create(client, name)
+        assert status == 409 and str(problem["type"]).endswith("/name-taken"), (name, problem)
+
+
+async def test_players_apart_by_a_vowel_sign_get_their_keys(db_url: str) -> None:
+    """Migration 0030: the younger of two players apart by a vowel sign, left without
+    keys by the rule before it, gets its own; the older keeps its keys."""
+    from alembic import command
+
+    from service.database.migrate import alembic_config
+
+    ram, rama = APART_BY_A_VOWEL_SIGN[0]
+    async with instance(db_url) as client:
+        for name in (ram, rama):
+            status, body = await create(client, name)
+            assert status == 201, body
+    conn = await asyncpg.connect(db_url)
+    try:
+        before = await conn.fetchrow("SELECT name_key, shape_key, glyph_key FROM players"
+                                     " WHERE name = $1", ram)
+        await conn.execute("UPDATE players SET name_key = NULL, shape_key = NULL,"
+                           " glyph_key = NULL WHERE name = $1", rama)
+        config = alembic_config(db_url)
+        await asyncio.to_thread(command.downgrade, config, "0029")
+        await asyncio.to_thread(command.upgrade, config, "head")
+        keys = {row["name"]: tuple(row[1:]) for row in await conn.fetch(
+            "SELECT name, name_key, shape_key, glyph_key FROM players")}
+    finally:
+        await conn.close()
+    assert keys[ram] == tuple(before)
+    assert None not in keys[rama] and keys[rama] != keys[ram], keys
+    async with instance(db_url) as client:
+        status, problem = await create(client, rama)
+        assert status == 409 and str(problem["type"]).endswith("/name-taken"), problem
+
+
 async def test_marks_stacked_on_a_letter_are_400(client: TestClient) -> None:
     status, problem = await create(client, "Zá̂̃̄lgo")
     assert status == 400 and "marks" in str(problem["detail"]), problem
