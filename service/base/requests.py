@@ -305,23 +305,32 @@ _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 # else one is an invisible character (Default_Ignorable_Code_Point), refused (names.py)
 _PRESENTATION = ("\ufe0e", "\ufe0f")
 _KEYCAP, _KEYCAP_BASES = "\u20e3", frozenset("0123456789#*")  # the keycap emoji: 1️⃣ #️⃣
-# the zero-width joiner is a format character, refused but where it joins two emoji into
-# one (👨‍👩‍👧, 👩🏽‍💻): after a pictograph (or its skin tone), before a pictograph (PyICU's data)
-_JOINER = "\u200d"
+# the zero-width joiner and non-joiner are format characters, refused but where they join:
+# the joiner two emoji into one (👨‍👩‍👧, 👩🏽‍💻: after a pictograph or its skin tone, before a
+# pictograph); either one a virama to the letter after it, as a Brahmic script's spelling
+# asks (Sinhala's conjuncts, චන්ද්‍රිකා; Kannada's ರಾಜ್‌ಕುಮಾರ್); the non-joiner two Arabic
+# letters (Persian's علی‌رضا). PyICU's data.
+_JOINER, _NON_JOINER = "\u200d", "\u200c"
 _JOINS_AFTER = icu.UnicodeSet("[[:Extended_Pictographic:][:Emoji_Modifier:]]")
 _JOINS_BEFORE = icu.UnicodeSet("[:Extended_Pictographic:]")
-_JOINS_AFTER.freeze()
-_JOINS_BEFORE.freeze()
+_VIRAMA = icu.UnicodeSet("[[:InSC=Virama:][:InSC=Invisible_Stacker:]]")
+_LETTER = icu.UnicodeSet("[:L:]")
+_ARABIC_LETTER = icu.UnicodeSet("[[:sc=Arab:]&[:L:]]")
+for _set in (_JOINS_AFTER, _JOINS_BEFORE, _VIRAMA, _LETTER, _ARABIC_LETTER):
+    _set.freeze()
 
 
-def joins_emoji(text: str, i: int) -> bool:
-    """Whether text[i] is a joiner between two emoji (shown as one)."""
-    return (
-        text[i] == _JOINER
-        and 0 < i < len(text) - 1
-        and _JOINS_AFTER.contains(text[i - 1])
-        and _JOINS_BEFORE.contains(text[i + 1])
-    )
+def joins(text: str, i: int) -> bool:
+    """Whether text[i] is a joiner or a non-joiner where it joins (above): it shows in how
+    its neighbours are drawn."""
+    if text[i] not in (_JOINER, _NON_JOINER) or not 0 < i < len(text) - 1:
+        return False
+    before, after = text[i - 1], text[i + 1]
+    if _VIRAMA.contains(before):
+        return _LETTER.contains(after)
+    if text[i] == _JOINER:
+        return _JOINS_AFTER.contains(before) and _JOINS_BEFORE.contains(after)
+    return _ARABIC_LETTER.contains(before) and _ARABIC_LETTER.contains(after)
 
 
 def _without_presentation(text: str) -> str:
@@ -349,7 +358,7 @@ def shown_text(what: str, most: int) -> object:
         # refused as one inside is, not trimmed as a space; what is left to trim is spaces)
         text = _without_presentation(text)
         for i, ch in enumerate(text):
-            if unicodedata.category(ch) in _NOT_IN_NAMES and not joins_emoji(text, i):
+            if unicodedata.category(ch) in _NOT_IN_NAMES and not joins(text, i):
                 raise ValueError(
                     f"{what} cannot contain control, format (bidirectional or zero-width),"
                     f" line-breaking or private-use characters such as U+{ord(ch):04X}"

@@ -2,13 +2,11 @@
 because nobody sees them. The character data and the confusables are ICU's (PyICU).
 
 A name has three keys, and two names look alike when any one is equal (`name_key`,
-`shape_key`, `glyph_key`). All are made of the name without its spaces and its combining marks
-(`I an` with a thin space, `Ada  Lovelace` and `Adà Lovelace` look like `Ian` and
-`Ada Lovelace`; the few marks drawn as a letter, a digit or a sign beside theirs are kept,
-and so are the vowel signs and viramas of the Brahmic scripts on their own script's
-letters, which make another syllable: `राम` and `रमा` are two names),
-then its confusable skeleton (Unicode TS #39, section 4: Cyrillic `а` and Latin `a` share
-one):
+`shape_key`, `glyph_key`). All are made of the name without its spaces and its combining
+marks (`I an` with a thin space, `Ada  Lovelace` and `Adà Lovelace` look like `Ian` and
+`Ada Lovelace`; the marks that make another letter or syllable are kept, marks.py: `roంt`
+looks like `root`, `राम` and `रमा` are two names), then its confusable skeleton (Unicode
+TS #39, section 4: Cyrillic `а` and Latin `a` share one):
 
 - `name_key` folds case and compatibility forms first (NFKC_Casefold, as TS #39 advises for
   comparisons that ignore case): `ADA` and fullwidth `ａｄａ` look like `ada`;
@@ -44,7 +42,8 @@ import asyncpg
 import icu
 
 from service.base.errors import Conflict
-from service.base.requests import joins_emoji
+from service.base.requests import joins
+from service.players.marks import MARK, SYLLABLE, unmarked
 
 # the indexes that hold players' keys unique (migrations 0008, 0017 and 0022)
 NAME_KEY_INDEXES: Final = frozenset(
@@ -57,28 +56,6 @@ _NFKC = icu.Normalizer2.getNFKCInstance()
 _NFD = icu.Normalizer2.getNFDInstance()
 _NFC = icu.Normalizer2.getNFCInstance()
 _SPOOF = icu.SpoofChecker()
-_MARK = icu.UnicodeSet("[:M:]")
-_MARK.freeze()
-
-
-def _marks_dropped() -> icu.UnicodeSet:
-    """The combining marks a key leaves out: all but those TS #39's data makes a
-    character that is no mark, which are drawn as it beside their letter (the Telugu,
-    Kannada, Malayalam and Sinhala anusvaras as `o`, the Oriya visarga as `8`, the
-    Devanagari visarga as `:`, Tamil's vowel sign AI as `ன`); those are read as drawn, and
-    `roంt` looks like `root`, `கை` like `கன`. (The other vowel signs are kept by
-    _unmarked where they sit on a letter of their script.)"""
-    dropped = icu.UnicodeSet("[:M:]")
-    drawn = icu.UnicodeSetIterator(_MARK)
-    while drawn.next():
-        mark = drawn.getString()
-        if any(not _MARK.contains(ch) for ch in str(_SPOOF.getSkeleton(0, mark))):
-            dropped.remove(mark)
-    dropped.freeze()
-    return dropped
-
-
-_DROPPED = _marks_dropped()
 # Unicode's Default_Ignorable_Code_Point (the Hangul fillers U+115F, U+1160, U+3164 and
 # U+FFA0 among them, and the variation selectors), and the symbols that render as
 # nothing: the Braille blank U+2800 and the musical null notehead U+1D159
@@ -94,34 +71,10 @@ class NameTaken(Conflict):
 
 def _plain(text: str) -> str:
     """`text` without its spaces (a thin or a hair space shows as next to nothing), its
-    joiners of emoji (a font without the joined emoji shows them apart) and its combining
-    marks."""
-    return _unmarked("".join(text.replace("\u200d", "").split()))
-
-
-# the marks that make a Brahmic script's letter another syllable (Unicode's
-# Indic_Syllabic_Category): its dependent vowel signs (`ा`, `ி`), its viramas and its
-# stackers (which join two consonants into one shape), not an accent over or under it
-_SYLLABLE = icu.UnicodeSet(
-    "[[:M:]&[[:InSC=Vowel_Dependent:][:InSC=Virama:][:InSC=Invisible_Stacker:]]]"
-)
-_SYLLABLE.freeze()
-
-
-def _unmarked(text: str) -> str:
-    """`text` without the combining marks of _DROPPED, but for the marks of _SYLLABLE
-    that sit on a letter of their own script (`राम` keeps its `ा`, and does not look like
-    `रमा`; a Devanagari vowel sign on a Latin letter is left out)."""
-    kept, script = [], -1
-    for ch in _NFD.normalize(text):
-        if not _MARK.contains(ch):
-            kept.append(ch)
-            script = icu.Script.getScript(ch).getScriptCode()
-        elif not _DROPPED.contains(ch) or (
-            _SYLLABLE.contains(ch) and icu.Script.hasScript(ord(ch), script)
-        ):
-            kept.append(ch)
-    return "".join(kept)
+    joiners and non-joiners (a font without the joined emoji shows them apart; a joiner in
+    a Brahmic word changes a conjunct's shape, not its letters) and its combining marks
+    but those marks.py keeps."""
+    return unmarked("".join(text.replace("\u200d", "").replace("\u200c", "").split()))
 
 
 def _small_capitals() -> dict[str, str]:
@@ -143,11 +96,14 @@ def _small_capitals() -> dict[str, str]:
 _BARS: Final = "\u2502\u2503\u2506\u2507\u250a\u250b\u254e\u254f\u257d\u257f\u23d0\u23aa" \
     "\u2758\u258f\u2595\u3021\u4e28"
 # characters drawn as another whose skeleton is not theirs: the small palochka as its
-# capital (TS #39's data makes it `i`); the small capitals as their letters; the bars
-# above as a vertical line (whose skeleton is `l`); the tone six `ƅ` as `b`
-_DRAWN_AS: Final = str.maketrans(
-    {"\u04cf": "\u04c0", **_small_capitals(), **dict.fromkeys(_BARS, "|"), "\u0185": "b"}
-)
+# capital (TS #39's data makes it `i`); the small capitals as their letters, and so the
+# skeletons of the small capitals K and M (kra `ĸ`, turned w `ʍ`), which Cherokee's `ꮶ`
+# and `ꮇ` share; the bars above as a vertical line (whose skeleton is `l`); the tone six
+# `ƅ` as `b`
+_DRAWN_AS: Final = str.maketrans({
+    "\u04cf": "\u04c0", **_small_capitals(), "\u0138": "k", "\u028d": "m",
+    **dict.fromkeys(_BARS, "|"), "\u0185": "b",
+})
 
 
 def _skeleton(text: str) -> str:
@@ -156,7 +112,7 @@ def _skeleton(text: str) -> str:
     capital `ʙ`, drawn as `b`), and without the marks it may add, until nothing changes."""
     key = text
     for _ in range(4):  # (twice at most, for what Unicode's data holds)
-        again = _unmarked(str(_SPOOF.getSkeleton(0, key.translate(_DRAWN_AS))))
+        again = unmarked(str(_SPOOF.getSkeleton(0, key.translate(_DRAWN_AS))))
         if again == key:
             break
         key = again
@@ -186,12 +142,16 @@ def marked(name: str) -> str | None:
     """The first character of `name` that carries more than MOST_MARKS combining marks
     (marks stacked over and under a line's neighbours), or None. A letter written as one
     (ặ, ᾧ: a script's own) is one whatever it holds; marks added to it count with those
-    it holds (á with two more marks is a with three)."""
+    it holds (á with two more marks is a with three). A Brahmic syllable's vowel signs,
+    viramas and consonants written as marks are its letters, not marks stacked on it
+    (Myanmar's ကျော်, Tibetan's སྒྲོལ): they do not count."""
     run, base = 0, ""
     for ch in _NFC.normalize(name):
-        if _MARK.contains(ch):
+        if SYLLABLE.contains(ch):
+            continue
+        if MARK.contains(ch):
             if run == 0:  # the marks the letter holds, written out
-                run = sum(1 for part in _NFD.normalize(base) if _MARK.contains(part))
+                run = sum(1 for part in _NFD.normalize(base) if MARK.contains(part))
             run += 1
             if run > MOST_MARKS:
                 return base
@@ -204,7 +164,7 @@ def invisible(name: str) -> str | None:
     """The first character of `name` that nobody sees, or None (a joiner between two emoji
     is seen: it makes them one)."""
     for i, ch in enumerate(name):
-        if _INVISIBLE.contains(ch) and not joins_emoji(name, i):
+        if _INVISIBLE.contains(ch) and not joins(name, i):
             return ch
     return None
 
@@ -222,7 +182,7 @@ def visible(name: str) -> str:
     first is no mark (a name of marks alone shows as next to nothing): pydantic's check
     of a new player's name."""
     shown(name)
-    if name and _MARK.contains(_NFC.normalize(name)[0]):
+    if name and MARK.contains(_NFC.normalize(name)[0]):
         raise ValueError(
             "a name cannot begin with a combining mark: it has no character to sit on"
         )

@@ -3,8 +3,8 @@
 service/players/names.py left every combining mark out of a name's keys but the few drawn
 as a letter. A Brahmic script's dependent vowel signs and viramas are combining marks, so
 `राम` (Ram) and `रमा` (Rama), or `பிரபு` and `பாபு`, had one key, and the younger could
-not be created. Those marks are now kept where they sit on a letter of their own script.
-Existing players get their keys anew (migrations/keys.py: the younger of such a pair,
+not be created. Those marks, and the medial and subjoined consonants, are now kept on a
+letter of a script that has them (service/players/marks.py). Existing players get their keys anew (migrations/keys.py: the younger of such a pair,
 left without keys before, now has its own).
 
 Revision ID: 0030

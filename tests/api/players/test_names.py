@@ -85,6 +85,19 @@ LOOKALIKES_AS_WRITTEN = [
     ("agent8", "agent\u0b03"),
     # Tamil's vowel sign AI is drawn as the letter NNNA beside its consonant (TS #39's data)
     ("\u0b95\u0ba9", "\u0b95\u0bc8"),
+    # a vowel sign or a letter of another script that TS #39's data makes this one's (Lao's
+    # UU on a Thai letter, Gujarati's U on Devanagari, a Kannada YA among Telugu letters)
+    ("\u0e1b\u0e39", "\u0e1b\u0eb9"),
+    ("\u0915\u0941\u092e\u093e\u0930", "\u0915\u0ac1\u092e\u093e\u0930"),
+    ("\u0c2a\u0c4d\u0c30\u0c3f\u0c2f\u0c3e", "\u0c2a\u0c4d\u0c30\u0c3f\u0caf\u0c3e"),
+    # one syllable spelt two ways: an independent vowel and the letter A with its sign,
+    # a sign written twice, Myanmar's signs in either order
+    ("\u0913\u092e", "\u0905\u094b\u092e"),
+    ("\u0e21\u0e32\u0e25\u0e35", "\u0e21\u0e32\u0e25\u0e35\u0e35"),
+    ("\u1000\u102d\u102f\u1000\u102d\u102f", "\u1000\u102f\u102d\u1000\u102f\u102d"),
+    # Cherokee's small letters whose skeleton is a small capital's (K and M)
+    ("Emma", "Em\uab87a"),
+    ("Ank", "An\uabb6"),
 ]
 
 
@@ -112,6 +125,12 @@ APART_BY_A_VOWEL_SIGN = [
     ("\u0930\u093e\u092e", "\u0930\u092e\u093e"),
     ("\u0baa\u0bbf\u0bb0\u0baa\u0bc1", "\u0baa\u0bbe\u0baa\u0bc1"),
     ("\u0915\u0930\u094d\u092e", "\u0915\u0930\u092e"),
+    # Kannada and Malayalam, whose letters and signs TS #39's data makes another script's;
+    # Myanmar's medial and Tibetan's subjoined consonants (Myint and Min, Lhamo and Lamo)
+    ("\u0c9c\u0caf\u0cbe", "\u0c9c\u0caf"),
+    ("\u0d2e\u0d3f\u0d28\u0d3f", "\u0d2e\u0d40\u0d28"),
+    ("\u1019\u103c\u1004\u1037\u103a", "\u1019\u1004\u103a\u1038"),
+    ("\u0f63\u0fb7\u0f0b\u0f58\u0f7c", "\u0f63\u0f0b\u0f58\u0f7c"),
 ]
 
 
@@ -129,6 +148,31 @@ async def test_names_apart_by_a_vowel_sign_are_two_players(client: TestClient) -
     for name in ("a\u093eb", "\u0930\u093e\u0301\u092e"):
         status, problem = await create(client, name)
         assert status == 409 and str(problem["type"]).endswith("/name-taken"), (name, problem)
+
+
+async def test_names_a_script_spells_with_its_signs_and_joiners_are_names(
+    client: TestClient,
+) -> None:
+    """A Brahmic syllable's signs are its letters, not marks stacked on it (Myanmar's Kyaw
+    and Shwe, Tibetan's Dolma, Gurmukhi's Shanti), and a joiner or non-joiner after a
+    virama, or a non-joiner between Arabic letters, is spelling (Sinhala's Chandrika,
+    Kannada's Rajkumar, Persian's Alireza): each is a name, kept as written."""
+    for name in (
+        "\u1000\u103b\u1031\u102c\u103a",
+        "\u101b\u103d\u103e\u1031",
+        "\u0f66\u0f92\u0fb2\u0f7c\u0f63\u0f0b\u0f58",
+        "\u0a38\u0a3c\u0a3e\u0a02\u0a24\u0a3f",
+        "\u0da0\u0db1\u0dca\u0daf\u0dca\u200d\u0dbb\u0dd2\u0d9a\u0dcf",
+        "\u0cb0\u0cbe\u0c9c\u0ccd\u200c\u0c95\u0cc1\u0cae\u0cbe\u0cb0\u0ccd",
+        "\u0639\u0644\u06cc\u200c\u0631\u0636\u0627",
+    ):
+        status, body = await create(client, name)
+        assert status == 201, (name, body)
+        assert body["name"] == name
+    # elsewhere either one is an invisible character
+    for name in ("ada\u200cbob", "\u0915\u200c\u0937", "ada\u200d"):
+        status, problem = await create(client, name)
+        assert status == 400 and "U+200" in str(problem["detail"]), (name, problem)
 
 
 async def test_players_apart_by_a_vowel_sign_get_their_keys(db_url: str) -> None:
