@@ -17,14 +17,14 @@ event's `at`.
 
 A batch's times go forward: each move's is at or after the game's previous action (its
 `played_ms`, else its arrival) and the batch's move before it (a move that says nothing
-counts at the batch's arrival), else the batch is refused with 422 naming the move
-(:func:`check`, in the write path). None is after the moment the batch came by the
-database's clock, the one that times the game: record_events refuses such a write
-(migrations/sql/0019_record_events.sql), and :func:`played_late` names its move. So a
-time can be claimed only once it has passed, and an offline win at a person's pace is
-verified as an online one is. The pace rule reads the same times in the database
-(game_median_move_ms, migrations/sql/0009_pace.sql) and in `python -m service verify`
-(service/verify/replay.py).
+counts when the batch is recorded, so no move that says a time may follow it), else the
+batch is refused with 422 naming the move (:func:`check`, in the write path). None is
+after the moment the batch came by the database's clock, the one that times the game:
+record_events refuses such a write (migrations/sql/0019_record_events.sql), and
+:func:`played_late` names its move. So a time can be claimed only once it has passed, and
+an offline win at a person's pace is verified as an online one is. The pace rule reads the
+same times in the database (game_median_move_ms, migrations/sql/0009_pace.sql) and in
+`python -m service verify` (service/verify/replay.py).
 """
 
 from __future__ import annotations
@@ -118,15 +118,25 @@ def _players_moves(events: Iterable[Event]) -> Iterable[tuple[int, Event]]:
 def check(events: Iterable[Event], last: int, created_at: datetime, arrival: datetime) -> None:
     """Refuse (BadMoveTime, 422 with the move's `index` in the batch) a write whose moves
     say they were played before the game's previous action (played at `last`, ms since
-    the creation) or before the move before them. A move that says nothing is timed at
-    `arrival`, this machine's estimate of the database's time (which bounds the times
-    said: :func:`played_late`)."""
+    the creation) or before the move before them. A move that says nothing is timed when
+    the write is recorded, by the database's clock (its event's `at`), which bounds the
+    times said (:func:`played_late`): no later move of the batch can say a time at or
+    after it, so one that says a time after one that says none is refused (`arrival`,
+    this machine's estimate of that time, would let it say an earlier one, and a batch
+    whose times go back and forth would pass for a game played at a person's pace)."""
     before = "the game's previous action"
+    untimed: int | None = None
     for index, e in _players_moves(events):
         given = e.data.get(PLAYED_MS)
-        if given is None:  # timed at its arrival
-            last = whole_ms(created_at, arrival)
-            before = f"move {index}, which is timed at its arrival"
+        if given is None:  # timed when the batch is recorded
+            last, untimed = whole_ms(created_at, arrival), index
+        elif untimed is not None:
+            raise BadMoveTime(
+                f"move {index} of the batch (counting from 0): played_ms {given} follows move"
+                f" {untimed}, which says no time and is timed when the batch is recorded, after"
+                " any time a move can say: give the moves before it a played_ms too",
+                index=index,
+            )
         elif given < last:
             raise BadMoveTime(
                 f"move {index} of the batch (counting from 0): played_ms {given} is before {before}"

@@ -110,7 +110,7 @@ def replay(events: Sequence[Any]) -> dict[str, Any]:
                 )
 
     write_at = first["at"]
-    last_seq = 1
+    last_seq, last_played = 1, 0
     for e in events[1:]:
         if e["at"] != write_at:
             end_of_write(write_at, last_seq)
@@ -121,6 +121,12 @@ def replay(events: Sequence[Any]) -> dict[str, Any]:
         if (said := played_ms(first["at"], e["at"], e["data"])) > whole_ms(first["at"], e["at"]):
             notes.append(f"event {e['seq']} says it was played {said} ms after the game's"
                          " creation, after it was recorded")
+        if is_players(e["type"], e["data"]):
+            if said < last_played:
+                notes.append(f"event {e['seq']} says it was played {said} ms after the game's"
+                             f" creation, before the player's action before it ({last_played}"
+                             " ms): times go forward")
+            last_played = said
         try:
             game.apply(Event(e["type"], e["data"]), check=True)
         except (EngineError, KeyError, TypeError, ValueError) as exc:

@@ -8,8 +8,14 @@ from typing import Any
 
 import pytest
 
-from engine import Game, Move
+from engine import Event, Game, Move
+from service.base.errors import BadMoveTime
+from service.games.times import check
 from service.verify.replay import replay
+
+
+def timed_event(event: Event, ms: int) -> Event:
+    return Event(event.type, {**event.data, "played_ms": ms})
 
 
 def test_replay_finds_an_automatic_move_left_unplayed() -> None:
@@ -56,3 +62,41 @@ def test_replay_finds_an_opening_that_is_not_its_deals() -> None:
     assert replay([first])["notes"] == []
     with pytest.raises(ValueError, match="not bakers_dozen deal 3's"):
         replay([{**first, "data": {**created[0].data, "state": other}}])
+
+
+def test_replay_finds_a_players_action_timed_before_the_one_before_it() -> None:
+    """The times of the player's actions go forward (games/times.py): a log whose move
+    says it was played before the move before it is one the write path refuses."""
+    game, created = Game.new("freecell", 617, False)
+    first, hop = game.play(Move.parse("t1-c1")), game.play(Move.parse("c1-c2"))
+    t0 = datetime(2026, 12, 1, tzinfo=UTC)
+
+    def log(second_ms: int) -> list[dict[str, Any]]:
+        return [{"seq": 1, "type": created[0].type, "data": created[0].data, "at": t0},
+                {"seq": 2, "type": first[0].type, "data": first[0].data,
+                 "at": t0 + timedelta(milliseconds=900)},
+                {"seq": 3, "type": hop[0].type, "data": {**hop[0].data, "played_ms": second_ms},
+                 "at": t0 + timedelta(milliseconds=900)}]
+
+    assert replay(log(900))["notes"] == []
+    assert replay(log(400))["notes"] == [
+        "event 3 says it was played 400 ms after the game's creation, before the player's"
+        " action before it (900 ms): times go forward"]
+
+
+def test_no_move_that_says_a_time_follows_one_that_says_none() -> None:
+    """A move without `played_ms` is timed when its batch is recorded, by the database's
+    clock, later than this machine's estimate of it: a move after it that says a time at
+    or after that estimate would still come before it in the log (a batch's times would go
+    back and forth, and its pace pass for a person's)."""
+    game, _created = Game.new("freecell", 617, False)
+    moves = [*game.play(Move.parse("t1-c1")), *game.play(Move.parse("c1-c2"))]
+    t0 = datetime(2026, 12, 1, tzinfo=UTC)
+    arrival = t0 + timedelta(milliseconds=900)
+    timed = [timed_event(moves[0], 100), timed_event(moves[1], 950)]
+    check(timed, 0, t0, arrival)  # times said, going forward
+    check([moves[0], moves[1]], 0, t0, arrival)  # no time said
+    check([timed_event(moves[0], 100), moves[1]], 0, t0, arrival)  # then none
+    with pytest.raises(BadMoveTime, match="follows move 0, which says no time") as refused:
+        check([moves[0], timed_event(moves[1], 950)], 0, t0, arrival)
+    assert refused.value.extra == {"index": 1}
