@@ -13,14 +13,15 @@
   Devanagari's, Kannada's letters Telugu's): a sign read with its own letter only would
   be dropped beside a lookalike letter, and `ปູ` would pass for a name other than `ปู`.
 
-Spellings of a syllable that are drawn alike are read as one: an independent vowel as the
-letter A with its vowel sign (`ओ` as `अो`, which Unicode's "do not use" tables name), a
-run of marks on one letter in one order (Myanmar's `ကုိ` and `ကို`), a mark written twice
-as once (`มาลีี`).
+Spellings of a syllable that are drawn alike are read as one: the letter A with a vowel
+sign as the independent vowel (`अो` as `ओ`, which Unicode's "do not use" tables name), two
+vowel signs drawn as one as it (`ाे` as `ो`), a run of marks on one letter in one order
+(Myanmar's `ကုိ` and `ကို`), a mark written twice as once (`มาลีี`).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Final
 
@@ -62,9 +63,10 @@ def _syllabic_scripts() -> frozenset[int]:
 
 
 def _independent_vowels() -> dict[str, str]:
-    """Each Brahmic script's independent vowel letter as its letter A with the vowel sign
-    of the same name (DEVANAGARI LETTER O as LETTER A and VOWEL SIGN O), by Unicode's
-    names."""
+    """Each Brahmic script's letter A with a vowel sign (decomposed) as the independent
+    vowel letter of the same name: DEVANAGARI LETTER A with VOWEL SIGN O as LETTER O, a
+    spelling Unicode's "do not use" tables name (by Unicode's names). Not the other way:
+    TS #39's data knows the letters (Telugu's `ఆ` and Kannada's `ಆ` are one)."""
     by_name = {}
     for low, high in ((0x0900, 0x1100), (0x1700, 0x1A00), (0x1B00, 0x1C80), (0x11000, 0x11D80)):
         for code in range(low, high):
@@ -75,28 +77,54 @@ def _independent_vowels() -> dict[str, str]:
         script, _, vowel = name.partition(" LETTER ")
         sign, a = by_name.get(f"{script} VOWEL SIGN {vowel}"), by_name.get(f"{script} LETTER A")
         if vowel and vowel != "A" and sign and a:
-            table[letter] = a + sign
+            table[_NFD.normalize(a + sign)] = letter
     return table
 
 
+# vowel signs drawn as two others side by side, which NFD does not decompose: the two (in
+# the order of their code points, as unmarked sorts a letter's marks) are read as the one.
+# Devanagari's and Gujarati's O, AU and candra O (`ा` with `े`, `ै`, `ॅ`); Khmer's OO and
+# OE (`េ` with `ា`, `ី`)
+_TWO_PART: Final = {
+    "\u093e\u0947": "\u094b", "\u093e\u0948": "\u094c", "\u093e\u0945": "\u0949",
+    "\u0abe\u0ac7": "\u0acb", "\u0abe\u0ac8": "\u0acc", "\u0abe\u0ac5": "\u0ac9",
+    "\u17b6\u17c1": "\u17c4", "\u17b8\u17c1": "\u17be",
+}
 DRAWN: Final = _drawn_marks()
 _SYLLABIC: Final = _syllabic_scripts()
-_AS_SIGNS: Final = str.maketrans(_independent_vowels())
+_INDEPENDENT: Final = _independent_vowels()
+_A_WITH_SIGN: Final = re.compile("|".join(map(re.escape, sorted(_INDEPENDENT, key=len)[::-1])))
 
 
-def unmarked(text: str) -> str:
+def syllabic(letter: str) -> bool:
+    """Whether `letter` is of a script that has marks of SYLLABLE."""
+    return icu.Script.getScript(letter).getScriptCode() in _SYLLABIC
+
+
+def _spelt(marks: set[str]) -> str:
+    """A letter's marks one way: in the order of their code points, each once, two that
+    are drawn as one as it."""
+    run = "".join(sorted(marks))
+    for two, one in _TWO_PART.items():
+        run = run.replace(two, one)
+    return run
+
+
+def unmarked(text: str, *, skeleton: bool = False) -> str:
     """`text`, decomposed (NFD), without the marks its keys leave out, and its syllables
-    spelt one way (above)."""
+    spelt one way (above). `skeleton`: `text` is TS #39's skeleton of a key's text, whose
+    data may have made a letter another script's (Myanmar's `တ` a Latin `o`): the marks of
+    SYLLABLE in it were kept before, and stay."""
     kept: list[str] = []
     run: set[str] = set()
-    syllabic = False
-    for ch in _NFD.normalize(_NFD.normalize(text).translate(_AS_SIGNS)):
+    keeps = False
+    for ch in _NFD.normalize(_A_WITH_SIGN.sub(lambda a: _INDEPENDENT[a[0]], _NFD.normalize(text))):
         if not MARK.contains(ch):
-            kept.extend(sorted(run))
+            kept.append(_spelt(run))
             run.clear()
             kept.append(ch)
-            syllabic = icu.Script.getScript(ch).getScriptCode() in _SYLLABIC
-        elif DRAWN.contains(ch) or (syllabic and SYLLABLE.contains(ch)):
+            keeps = skeleton or syllabic(ch)
+        elif DRAWN.contains(ch) or (keeps and SYLLABLE.contains(ch)):
             run.add(ch)
-    kept.extend(sorted(run))
+    kept.append(_spelt(run))
     return "".join(kept)

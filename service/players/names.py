@@ -43,13 +43,14 @@ import icu
 
 from service.base.errors import Conflict
 from service.base.requests import joins
-from service.players.marks import MARK, SYLLABLE, unmarked
+from service.players.marks import MARK, SYLLABLE, syllabic, unmarked
 
 # the indexes that hold players' keys unique (migrations 0008, 0017 and 0022)
 NAME_KEY_INDEXES: Final = frozenset(
     {"players_name_key", "players_shape_key", "players_glyph_key"}
 )
 MOST_MARKS: Final = 2  # combining marks on one character, at most
+MOST_SIGNS: Final = 4  # a Brahmic syllable's signs on one letter, at most
 
 _FOLD = icu.Normalizer2.getNFKCCasefoldInstance()
 _NFKC = icu.Normalizer2.getNFKCInstance()
@@ -112,7 +113,7 @@ def _skeleton(text: str) -> str:
     capital `ʙ`, drawn as `b`), and without the marks it may add, until nothing changes."""
     key = text
     for _ in range(4):  # (twice at most, for what Unicode's data holds)
-        again = unmarked(str(_SPOOF.getSkeleton(0, key.translate(_DRAWN_AS))))
+        again = unmarked(str(_SPOOF.getSkeleton(0, key.translate(_DRAWN_AS))), skeleton=True)
         if again == key:
             break
         key = again
@@ -140,23 +141,29 @@ def glyph_key(name: str) -> str:
 
 def marked(name: str) -> str | None:
     """The first character of `name` that carries more than MOST_MARKS combining marks
-    (marks stacked over and under a line's neighbours), or None. A letter written as one
-    (ặ, ᾧ: a script's own) is one whatever it holds; marks added to it count with those
-    it holds (á with two more marks is a with three). A Brahmic syllable's vowel signs,
-    viramas and consonants written as marks are its letters, not marks stacked on it
-    (Myanmar's ကျော်, Tibetan's སྒྲོལ): they do not count."""
-    run, base = 0, ""
+    (marks stacked over and under a line's neighbours), or one mark twice, or None. A
+    letter written as one (ặ, ᾧ: a script's own) is one whatever it holds; marks added to
+    it count with those it holds (á with two more marks is a with three). A Brahmic
+    syllable's vowel signs, viramas and consonants written as marks are its letters, not
+    marks stacked on it (Myanmar's ကျော်, Tibetan's སྒྲོལ), up to MOST_SIGNS of them."""
+    run, signs, base, last = 0, 0, "", ""
     for ch in _NFC.normalize(name):
-        if SYLLABLE.contains(ch):
+        if not MARK.contains(ch):  # (`last`: the last of the marks it holds, if any)
+            run, signs, base, last = 0, 0, ch, _NFD.normalize(ch)[-1]
             continue
-        if MARK.contains(ch):
-            if run == 0:  # the marks the letter holds, written out
-                run = sum(1 for part in _NFD.normalize(base) if MARK.contains(part))
-            run += 1
-            if run > MOST_MARKS:
+        if ch == last:
+            return base
+        last = ch
+        if SYLLABLE.contains(ch) and syllabic(base):
+            signs += 1
+            if signs > MOST_SIGNS:
                 return base
-        else:
-            run, base = 0, ch
+            continue
+        if run == 0:  # the marks the letter holds, written out
+            run = sum(1 for part in _NFD.normalize(base) if MARK.contains(part))
+        run += 1
+        if run > MOST_MARKS:
+            return base
     return None
 
 
@@ -189,6 +196,7 @@ def visible(name: str) -> str:
     if marked(name) is not None:
         raise ValueError(
             f"a name cannot stack more than {MOST_MARKS} combining marks on one character"
+            f" (or a script's {MOST_SIGNS} vowel and consonant signs), nor one mark twice"
         )
     return name
 

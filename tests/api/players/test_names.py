@@ -91,10 +91,16 @@ LOOKALIKES_AS_WRITTEN = [
     ("\u0915\u0941\u092e\u093e\u0930", "\u0915\u0ac1\u092e\u093e\u0930"),
     ("\u0c2a\u0c4d\u0c30\u0c3f\u0c2f\u0c3e", "\u0c2a\u0c4d\u0c30\u0c3f\u0caf\u0c3e"),
     # one syllable spelt two ways: an independent vowel and the letter A with its sign,
-    # a sign written twice, Myanmar's signs in either order
+    # two signs drawn as one (Devanagari's O, Khmer's OO), Myanmar's signs in either order
     ("\u0913\u092e", "\u0905\u094b\u092e"),
-    ("\u0e21\u0e32\u0e25\u0e35", "\u0e21\u0e32\u0e25\u0e35\u0e35"),
     ("\u1000\u102d\u102f\u1000\u102d\u102f", "\u1000\u102f\u102d\u1000\u102f\u102d"),
+    ("\u0915\u094b\u092e\u0932", "\u0915\u093e\u0947\u092e\u0932"),
+    ("\u179f\u17c4\u1797\u17b6", "\u179f\u17c1\u17b6\u1797\u17b6"),
+    # independent vowels TS #39's data makes another's (Telugu's and Kannada's AA, AA with
+    # the sign E and O, Malayalam's II and I with the AU length mark)
+    ("\u0c06\u0c28\u0c02\u0c26\u0c4d", "\u0c86\u0c28\u0c02\u0c26\u0c4d"),
+    ("\u0913\u092e", "\u0906\u0947\u092e"),
+    ("\u0d08\u0d36\u0d4d\u0d35\u0d7c", "\u0d07\u0d57\u0d36\u0d4d\u0d35\u0d7c"),
     # Cherokee's small letters whose skeleton is a small capital's (K and M)
     ("Emma", "Em\uab87a"),
     ("Ank", "An\uabb6"),
@@ -126,7 +132,10 @@ APART_BY_A_VOWEL_SIGN = [
     ("\u0baa\u0bbf\u0bb0\u0baa\u0bc1", "\u0baa\u0bbe\u0baa\u0bc1"),
     ("\u0915\u0930\u094d\u092e", "\u0915\u0930\u092e"),
     # Kannada and Malayalam, whose letters and signs TS #39's data makes another script's;
-    # Myanmar's medial and Tibetan's subjoined consonants (Myint and Min, Lhamo and Lamo)
+    # Myanmar's medial and Tibetan's subjoined consonants (Myint and Min, Lhamo and Lamo);
+    # Myanmar letters TS #39's data makes Latin ones (Tin and Win, Toe and Tu)
+    ("\u1010\u1004\u103a", "\u101d\u1004\u103a\u1038"),
+    ("\u1010\u102d\u102f\u1038", "\u1010\u1030"),
     ("\u0c9c\u0caf\u0cbe", "\u0c9c\u0caf"),
     ("\u0d2e\u0d3f\u0d28\u0d3f", "\u0d2e\u0d40\u0d28"),
     ("\u1019\u103c\u1004\u1037\u103a", "\u1019\u1004\u103a\u1038"),
@@ -212,6 +221,15 @@ async def test_marks_stacked_on_a_letter_are_400(client: TestClient) -> None:
     assert status == 400 and "marks" in str(problem["detail"]), problem
     # marks added to a letter that holds some count with them (NFC would hide one)
     for name in ("a\u0301\u0302\u0303", "e\u0323\u0302\u0301\u0300", "\u00e1\u0302\u0303"):
+        status, problem = await create(client, name)
+        assert status == 400 and "marks" in str(problem["detail"]), (name, problem)
+    # a mark written twice (on a Latin letter, a Thai one); a Thai sign stacked 26 times,
+    # Tibetan's subjoined letters 15 times, 10 vowel signs on one Devanagari letter, a Thai
+    # sign on a Latin letter
+    for name in ("\u00e1\u0301", "\u0e21\u0e32\u0e25\u0e35\u0e35", "\u0e01" + "\u0e47" * 26,
+                 "\u0f40" + "\u0f90" * 15,
+                 "\u0915\u093e\u093f\u0940\u0941\u0942\u0943\u0947\u0948\u094b\u094c",
+                 "Ada\u0e38\u0e38\u0e38"):
         status, problem = await create(client, name)
         assert status == 400 and "marks" in str(problem["detail"]), (name, problem)
     # two marks on one letter, and a script's letters written as one, are names
