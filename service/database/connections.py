@@ -239,9 +239,17 @@ async def transaction(
     command timeout, 30 s, which a hung server made a request wait out). A connection
     whose statement timed out is closed, not rolled back (which would wait as long again:
     the request would take twice DB_TIMEOUT); so is one whose ROLLBACK did not come
-    through: never pooled mid-transaction."""
+    through: never pooled mid-transaction. An instance that stops between its statements
+    (frozen, or its machine cut off) holds it no longer than `timeout` either: the server
+    ends a session idle in it so long (as the game's writes, sessions.locked), and a retry
+    of the same write, or another player's lookalike name, waits for no more."""
     begin = "BEGIN" + (" ISOLATION LEVEL REPEATABLE READ" if repeatable_read else "")
-    await conn.execute(begin + (" READ ONLY" if read_only else ""), timeout=timeout)
+    idle_ms = max(1, round(timeout * 1000))
+    await conn.execute(
+        begin + (" READ ONLY" if read_only else "")
+        + f"; SET LOCAL idle_in_transaction_session_timeout = {idle_ms}",
+        timeout=timeout,
+    )
     try:
         yield
     except TimeoutError:

@@ -17,6 +17,7 @@ from service.database.connections import (
     DatabaseUnavailable,
     VersionConflict,
     create_pool,
+    transaction,
 )
 from service.database.store import EventStore
 
@@ -123,3 +124,24 @@ async def test_a_locked_transaction_whose_client_stops_holds_the_game_no_longer_
             await stall
     finally:
         await pool.close()
+
+
+async def test_a_transaction_left_idle_ends_within_its_timeout(db_url: str) -> None:
+    """A transaction of the other writes (a keyed player's or race's creation, a link
+    code's redemption): an instance that stops between its statements, frozen or cut off,
+    holds it no longer than its timeout, as it holds a game's locks (the server ends the
+    session; before, it stayed idle in its transaction as long as the instance was
+    stopped, and a retry of the write waited for it)."""
+    conn, other = await asyncpg.connect(db_url), await asyncpg.connect(db_url)
+    try:
+        pid = conn.get_server_pid()
+        with pytest.raises((asyncpg.PostgresError, asyncpg.InterfaceError, OSError)):
+            async with transaction(conn, 0.3):
+                await conn.execute("SELECT 1")
+                await asyncio.sleep(1.5)  # (stopped between two statements)
+                assert await other.fetchval(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid) == 0
+                await conn.execute("SELECT 1")
+    finally:
+        conn.terminate()
+        await other.close()
