@@ -16,7 +16,8 @@
 Spellings of a syllable that are drawn alike are read as one: the letter A with a vowel
 sign as the independent vowel (`अो` as `ओ`, which Unicode's "do not use" tables name), two
 vowel signs drawn as one as it (`ाे` as `ो`), a run of marks on one letter in one order
-(Myanmar's `ကုိ` and `ကို`), a mark written twice as once (`มาลีี`).
+(Myanmar's `ကုိ` and `ကို`), a mark written twice as once (a name that holds one, `มาลีี`,
+is refused anyway: names.marked).
 """
 
 from __future__ import annotations
