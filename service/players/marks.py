@@ -4,14 +4,18 @@
 - the few that Unicode TS #39's data makes a character that is no mark, drawn as it
   beside their letter (the Telugu, Kannada, Malayalam and Sinhala anusvaras as `o`, the
   Oriya visarga as `8`, Tamil's vowel sign AI as `ன`): `roంt` looks like `root`;
-- the Brahmic scripts' dependent vowel signs, viramas, stackers, medial and subjoined
-  consonants (Unicode's Indic_Syllabic_Category), on a letter of a script that has such
-  signs: `राम` (Ram) and `रमा` (Rama) are two names, Myanmar's `မြ` is not `မ`. On a
-  letter of another script (Latin `a` with Devanagari's `ा`) they are left out as accents
-  are. Any such script's letter keeps them, not only their own script's, because TS #39's
-  data makes one script's letter or sign another's (Lao's signs Thai's, Gujarati's
-  Devanagari's, Kannada's letters Telugu's): a sign read with its own letter only would
-  be dropped beside a lookalike letter, and `ปູ` would pass for a name other than `ปู`.
+- the marks of the scripts that spell syllables with them (the Brahmic scripts, Thai,
+  Lao, Myanmar, Khmer, Tibetan, …: those with dependent vowel signs, viramas or stackers,
+  Unicode's Indic_Syllabic_Category), their tone marks, bindus and killers too, on a
+  letter of such a script: `राम` (Ram) and `रमा` (Rama) are two names, Myanmar's `မြ` is
+  not `မ`, Thai's `ป่าน` not `ปาน`. Any such script's letter keeps them, not only their
+  own script's, because TS #39's data makes one script's letter or sign another's (Lao's
+  signs Thai's, Gujarati's Devanagari's, Kannada's letters Telugu's), and so does a letter
+  of another script that the data makes one with such a letter (Latin `o` and Myanmar's
+  `တ`): a sign read with its own letter only would be dropped beside a lookalike letter,
+  and `ปູ` would pass for a name other than `ปู`. On other letters (Latin `a` with
+  Devanagari's `ा`) they are left out as accents are, and so are accents (Inherited
+  marks) on any letter.
 
 Spellings of a syllable that are drawn alike are read as one: the letter A with a vowel
 sign as the independent vowel (`अो` as `ओ`, which Unicode's "do not use" tables name), two
@@ -22,6 +26,7 @@ is refused anyway: names.marked).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Final
@@ -102,6 +107,33 @@ def syllabic(letter: str) -> bool:
     return icu.Script.getScript(letter).getScriptCode() in _SYLLABIC
 
 
+def _of_syllabic_scripts() -> tuple[icu.UnicodeSet, frozenset[str]]:
+    """The marks of the scripts that have marks of SYLLABLE (their tone marks, killers,
+    bindus, nuktas too: a reader of the script sees each; an accent of any script is
+    Inherited, not theirs), and the skeletons of those scripts' other characters."""
+    marks, skeletons = icu.UnicodeSet(), set()
+    for code in _SYLLABIC:
+        for ch in _members(icu.UnicodeSet(f"[:scx={icu.Script(code).getShortName()}:]")):
+            if MARK.contains(ch):  # (an accent that the script uses too is Inherited)
+                if icu.Script.getScript(ch).getScriptCode() == code:
+                    marks.add(ch)
+            else:
+                skeletons.add(str(_SPOOF.getSkeleton(0, ch)))
+    marks.freeze()
+    return marks, frozenset(skeletons)
+
+
+_SIGNS, _SKELETONS = _of_syllabic_scripts()
+
+
+@functools.cache
+def _keeps_signs(letter: str) -> bool:
+    """Whether the marks of _SIGNS after `letter` are kept: a letter of those scripts, or
+    one that TS #39's data makes one with such a letter (Latin `o` and Myanmar's `တ`, a
+    Glagolitic letter and a Javanese one): `oာင်` looks like `တာင်`, not like `oင်`."""
+    return syllabic(letter) or str(_SPOOF.getSkeleton(0, letter)) in _SKELETONS
+
+
 def _spelt(marks: set[str]) -> str:
     """A letter's marks one way: in the order of their code points, each once, two that
     are drawn as one as it."""
@@ -113,19 +145,23 @@ def _spelt(marks: set[str]) -> str:
 
 def unmarked(text: str, *, skeleton: bool = False) -> str:
     """`text`, decomposed (NFD), without the marks its keys leave out, and its syllables
-    spelt one way (above). `skeleton`: `text` is TS #39's skeleton of a key's text, whose
-    data may have made a letter another script's (Myanmar's `တ` a Latin `o`): the marks of
-    SYLLABLE in it were kept before, and stay."""
+    spelt one way (above). A mark drawn as a character (DRAWN) is one: it ends the run of
+    marks before it, which are not sorted across it. `skeleton`: `text` is TS #39's
+    skeleton of a key's text, whose marks after a letter of those scripts were kept
+    before, and stay, whatever the data made them (the Devanagari anusvara a dot above,
+    Thai's nikhahit a ring: `हंस` is not `हस`); after another letter, they are left out as
+    before the skeleton (that of `Ø` is `o` with a slash, which looks like `O`)."""
     kept: list[str] = []
     run: set[str] = set()
-    keeps = False
+    keeps = keeps_all = False
     for ch in _NFD.normalize(_A_WITH_SIGN.sub(lambda a: _INDEPENDENT[a[0]], _NFD.normalize(text))):
-        if not MARK.contains(ch):
+        if not MARK.contains(ch) or DRAWN.contains(ch):
             kept.append(_spelt(run))
             run.clear()
             kept.append(ch)
-            keeps = skeleton or syllabic(ch)
-        elif DRAWN.contains(ch) or (keeps and SYLLABLE.contains(ch)):
+            if not MARK.contains(ch):
+                keeps, keeps_all = _keeps_signs(ch), skeleton and syllabic(ch)
+        elif keeps_all or (keeps and _SIGNS.contains(ch)):
             run.add(ch)
     kept.append(_spelt(run))
     return "".join(kept)

@@ -101,6 +101,15 @@ LOOKALIKES_AS_WRITTEN = [
     ("\u0c06\u0c28\u0c02\u0c26\u0c4d", "\u0c86\u0c28\u0c02\u0c26\u0c4d"),
     ("\u0913\u092e", "\u0906\u0947\u092e"),
     ("\u0d08\u0d36\u0d4d\u0d35\u0d7c", "\u0d07\u0d57\u0d36\u0d4d\u0d35\u0d7c"),
+    # a mark drawn as a letter among a letter's signs (Kannada's anusvara as a Cyrillic o,
+    # Devanagari's visarga as a colon); a letter that TS #39's data makes one with a letter
+    # of such a script, with that script's sign (Latin o and Myanmar's TA, Glagolitic and
+    # Javanese); a letter whose skeleton is a Latin one with a slash
+    ("\u0c89\u0caa\u0cc7\u0c82\u0ca6\u0ccd\u0cb0", "\u0c89\u0caa\u0cc7\u043e\u0ca6\u0ccd\u0cb0"),
+    ("\u0926\u0941\u0903\u0916", "\u0926\u0941:\u0916"),
+    ("\u1010\u1004\u103a", "o\u102c\u1004\u103a"),
+    ("\ua9b2\ua992\ua9b8\ua9b1\ua9c0", "\ua9b2\u2c3f\ua9b8\ua9b1\ua9c0"),
+    ("\u00d8scar", "Oscar"),
     # Cherokee's small letters whose skeleton is a small capital's (K and M)
     ("Emma", "Em\uab87a"),
     ("Ank", "An\uabb6"),
@@ -132,14 +141,20 @@ APART_BY_A_VOWEL_SIGN = [
     ("\u0baa\u0bbf\u0bb0\u0baa\u0bc1", "\u0baa\u0bbe\u0baa\u0bc1"),
     ("\u0915\u0930\u094d\u092e", "\u0915\u0930\u092e"),
     # Kannada and Malayalam, whose letters and signs TS #39's data makes another script's;
-    # Myanmar's medial and Tibetan's subjoined consonants (Myint and Min, Lhamo and Lamo);
-    # Myanmar letters TS #39's data makes Latin ones (Tin and Win, Toe and Tu)
-    ("\u1010\u1004\u103a", "\u101d\u1004\u103a\u1038"),
-    ("\u1010\u102d\u102f\u1038", "\u1010\u1030"),
+    # Myanmar's medial and Tibetan's subjoined consonants (Myint and Min, Lhamo and Lamo)
     ("\u0c9c\u0caf\u0cbe", "\u0c9c\u0caf"),
     ("\u0d2e\u0d3f\u0d28\u0d3f", "\u0d2e\u0d40\u0d28"),
     ("\u1019\u103c\u1004\u1037\u103a", "\u1019\u1004\u103a\u1038"),
     ("\u0f63\u0fb7\u0f0b\u0f58\u0f7c", "\u0f63\u0f0b\u0f58\u0f7c"),
+    # Myanmar letters TS #39's data makes Latin ones (Tin and Win, Toe and Tu)
+    ("\u1010\u1004\u103a", "\u101d\u1004\u103a\u1038"),
+    ("\u1010\u102d\u102f\u1038", "\u1010\u1030"),
+    # a script's tone marks, killers and bindus (U Thant and U Than, Thai's Parn and Pan,
+    # Dam and Da, Hindi's hans and has)
+    ("\u1026\u1038\u101e\u1014\u1037\u103a", "\u1026\u1038\u101e\u1014\u103a\u1038"),
+    ("\u0e1b\u0e48\u0e32\u0e19", "\u0e1b\u0e32\u0e19"),
+    ("\u0e14\u0e33", "\u0e14\u0e32"),
+    ("\u0939\u0902\u0938", "\u0939\u0938"),
 ]
 
 
