@@ -1,11 +1,11 @@
-"""Names in a Brahmic script: every key made anew, with its vowel signs.
+"""Names in the scripts that spell syllables with marks: every key made anew, with them.
 
 service/players/names.py left every combining mark out of a name's keys but the few drawn
-as a letter. A Brahmic script's dependent vowel signs and viramas are combining marks, so
-`राम` (Ram) and `रमा` (Rama), or `பிரபு` and `பாபு`, had one key, and the younger could
-not be created. Those marks, and the medial and subjoined consonants, are now kept on a
-letter of a script that has them (service/players/marks.py). Existing players get their keys anew (migrations/keys.py: the younger of such a pair,
-left without keys before, now has its own).
+as a letter. The Brahmic scripts' vowel signs and viramas, and Thai's, Myanmar's or
+Tibetan's signs, are combining marks, so `राम` (Ram) and `रमा` (Rama), `பிரபு` and `பாபு`,
+`ป่าน` and `ปาน` had one key, and the younger could not be created. Those marks are now
+kept (service/players/marks.py). Existing players get their keys anew (migrations/keys.py:
+the younger of such a pair, left without keys before, now has its own).
 
 Revision ID: 0030
 Revises: 0029
