@@ -89,10 +89,11 @@ def _independent_vowels() -> dict[str, str]:
 
 # vowel signs drawn as two others side by side, which NFD does not decompose: the two (in
 # the order of their code points, as unmarked sorts a letter's marks) are read as the one.
-# Devanagari's and Gujarati's O, AU and candra O (`ा` with `े`, `ै`, `ॅ`); Khmer's OO and
-# OE (`េ` with `ា`, `ី`)
+# Devanagari's and Gujarati's O, AU and candra O (`ा` with `े`, `ै`, `ॅ`), Devanagari's
+# short O (`ा` with `ॆ`); Khmer's OO and OE (`េ` with `ា`, `ី`)
 _TWO_PART: Final = {
     "\u093e\u0947": "\u094b", "\u093e\u0948": "\u094c", "\u093e\u0945": "\u0949",
+    "\u093e\u0946": "\u094a",
     "\u0abe\u0ac7": "\u0acb", "\u0abe\u0ac8": "\u0acc", "\u0abe\u0ac5": "\u0ac9",
     "\u17b6\u17c1": "\u17c4", "\u17b8\u17c1": "\u17be",
 }
@@ -123,45 +124,71 @@ def _of_syllabic_scripts() -> tuple[icu.UnicodeSet, frozenset[str]]:
     return marks, frozenset(skeletons)
 
 
-_SIGNS, _SKELETONS = _of_syllabic_scripts()
+def _with_lookalikes(signs: icu.UnicodeSet, skeletons: frozenset[str]) -> icu.UnicodeSet:
+    """`signs` and the marks TS #39's data makes one with them, or with the marks in the
+    skeletons of those scripts' characters (U+0307, a dot above, for the Devanagari
+    anusvara; the dot below in that of Telugu's SSA): kept as the sign they pass for, or
+    `आन\u08eaद` would pass for a name other than `आनंद`."""
+    wanted = {ch for text in (*skeletons, *(str(_SPOOF.getSkeleton(0, m)) for m in _members(signs)))
+              for ch in text if MARK.contains(ch)}
+    found = icu.UnicodeSet()
+    found.addAll(signs)
+    for mark in _members(MARK):
+        if all(ch in wanted for ch in str(_SPOOF.getSkeleton(0, mark))):
+            found.add(mark)
+    found.freeze()
+    return found
+
+
+_OWN_SIGNS, _SKELETONS = _of_syllabic_scripts()
+_SIGNS: Final = _with_lookalikes(_OWN_SIGNS, _SKELETONS)
 
 
 @functools.cache
 def _keeps_signs(letter: str) -> bool:
-    """Whether the marks of _SIGNS after `letter` are kept: a letter of those scripts, or
-    one that TS #39's data makes one with such a letter (Latin `o` and Myanmar's `တ`, a
-    Glagolitic letter and a Javanese one): `oာင်` looks like `တာင်`, not like `oင်`."""
+    """Whether the marks of those scripts (_OWN_SIGNS) after `letter` are kept: a letter
+    of those scripts, or one that TS #39's data makes one with such a letter (Latin `o`
+    and Myanmar's `တ`, a Glagolitic letter and a Javanese one): `oာင်` looks like `တာင်`,
+    not like `oင်`. (The accents among _SIGNS, a dot above, are kept only after a letter
+    of those scripts: `ŏ` still looks like `o`.)"""
     return syllabic(letter) or str(_SPOOF.getSkeleton(0, letter)) in _SKELETONS
 
 
-def _spelt(marks: set[str]) -> str:
-    """A letter's marks one way: in the order of their code points, each once, two that
-    are drawn as one as it."""
+def _spelt(marks: list[str]) -> str:
+    """A letter's marks one way: in the order of their code points, two that are drawn as
+    one as it (a mark twice stays twice: a name holding one is refused, names.marked, but
+    the skeleton of a letter may end with the sign that follows it, `మ` with `ు`, and
+    `రాము` is not `రామ`)."""
     run = "".join(sorted(marks))
     for two, one in _TWO_PART.items():
         run = run.replace(two, one)
     return run
 
 
-def unmarked(text: str, *, skeleton: bool = False) -> str:
+def unmarked(text: str, *, skeleton: bool = False, spelt: bool = True) -> str:
     """`text`, decomposed (NFD), without the marks its keys leave out, and its syllables
-    spelt one way (above). A mark drawn as a character (DRAWN) is one: it ends the run of
-    marks before it, which are not sorted across it. `skeleton`: `text` is TS #39's
-    skeleton of a key's text, whose marks after a letter of those scripts were kept
-    before, and stay, whatever the data made them (the Devanagari anusvara a dot above,
-    Thai's nikhahit a ring: `हंस` is not `हस`); after another letter, they are left out as
-    before the skeleton (that of `Ø` is `o` with a slash, which looks like `O`)."""
+    spelt one way (above; `spelt` False: as written, for TS #39's own reading of them). A
+    mark drawn as a character (DRAWN) is one: it ends the run of marks before it, which
+    are not sorted across it. `skeleton`: `text` is TS #39's skeleton of a key's text,
+    whose marks after a letter of those scripts were kept before, and stay, whatever the
+    data made them (the Devanagari anusvara a dot above, Thai's nikhahit a ring: `हंस` is
+    not `हस`); after another letter, they are left out as before the skeleton (that of
+    `Ø` is `o` with a slash, which looks like `O`)."""
     kept: list[str] = []
-    run: set[str] = set()
-    keeps = keeps_all = False
-    for ch in _NFD.normalize(_A_WITH_SIGN.sub(lambda a: _INDEPENDENT[a[0]], _NFD.normalize(text))):
+    run: list[str] = []
+    own = near = keeps_all = False
+    text = _NFD.normalize(text)
+    if spelt:
+        text = _NFD.normalize(_A_WITH_SIGN.sub(lambda a: _INDEPENDENT[a[0]], text))
+    for ch in text:
         if not MARK.contains(ch) or DRAWN.contains(ch):
-            kept.append(_spelt(run))
+            kept.append(_spelt(run) if spelt else "".join(run))
             run.clear()
             kept.append(ch)
             if not MARK.contains(ch):
-                keeps, keeps_all = _keeps_signs(ch), skeleton and syllabic(ch)
-        elif keeps_all or (keeps and _SIGNS.contains(ch)):
-            run.add(ch)
-    kept.append(_spelt(run))
+                own, near = syllabic(ch), _keeps_signs(ch)
+                keeps_all = skeleton and own
+        elif keeps_all or (own and _SIGNS.contains(ch)) or (near and _OWN_SIGNS.contains(ch)):
+            run.append(ch)
+    kept.append(_spelt(run) if spelt else "".join(run))
     return "".join(kept)

@@ -70,12 +70,13 @@ class NameTaken(Conflict):
     slug = "name-taken"
 
 
-def _plain(text: str) -> str:
+def _plain(text: str, *, spelt: bool = True) -> str:
     """`text` without its spaces (a thin or a hair space shows as next to nothing), its
     joiners and non-joiners (a font without the joined emoji shows them apart; a joiner in
     a Brahmic word changes a conjunct's shape, not its letters) and its combining marks
-    but those marks.py keeps."""
-    return unmarked("".join(text.replace("\u200d", "").replace("\u200c", "").split()))
+    but those marks.py keeps (`spelt`: its syllables spelt one way)."""
+    text = "".join(text.replace("\u200d", "").replace("\u200c", "").split())
+    return unmarked(text, spelt=spelt)
 
 
 def _small_capitals() -> dict[str, str]:
@@ -122,8 +123,9 @@ def _skeleton(text: str) -> str:
 
 def name_key(name: str) -> str:
     """What a name looks like, case folded first, by TS #39's skeleton as Unicode's data
-    has it: equal for names that look alike."""
-    return str(_SPOOF.getSkeleton(0, _plain(_FOLD.normalize(name))))
+    has it, its syllables as written (the other keys read them spelt one way): equal for
+    names that look alike."""
+    return str(_SPOOF.getSkeleton(0, _plain(_FOLD.normalize(name), spelt=False)))
 
 
 def shape_key(name: str) -> str:

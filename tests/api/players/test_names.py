@@ -110,6 +110,11 @@ LOOKALIKES_AS_WRITTEN = [
     ("\u1010\u1004\u103a", "o\u102c\u1004\u103a"),
     ("\ua9b2\ua992\ua9b8\ua9b1\ua9c0", "\ua9b2\u2c3f\ua9b8\ua9b1\ua9c0"),
     ("\u00d8scar", "Oscar"),
+    # a mark TS #39's data makes one with a script's sign (Arabic's U+08EA and the
+    # Devanagari anusvara, both a dot above); TS #39's own reading of a syllable spelt
+    # another way (Tamil's A with the sign AA and RA with U)
+    ("\u0906\u0928\u0902\u0926", "\u0906\u0928\u08ea\u0926"),
+    ("\u0b85\u0bb0\u0bc1\u0ba3\u0bcd", "\u0b85\u0bbe\u0bc1\u0ba3\u0bcd"),
     # Cherokee's small letters whose skeleton is a small capital's (K and M)
     ("Emma", "Em\uab87a"),
     ("Ank", "An\uabb6"),
@@ -151,6 +156,8 @@ APART_BY_A_VOWEL_SIGN = [
     ("\u1010\u102d\u102f\u1038", "\u1010\u1030"),
     # a script's tone marks, killers and bindus (U Thant and U Than, Thai's Parn and Pan,
     # Dam and Da, Hindi's hans and has)
+    # a letter whose skeleton ends with the sign that follows it (Telugu's Rama and Ramu)
+    ("\u0c30\u0c3e\u0c2e", "\u0c30\u0c3e\u0c2e\u0c41"),
     ("\u1026\u1038\u101e\u1014\u1037\u103a", "\u1026\u1038\u101e\u1014\u103a\u1038"),
     ("\u0e1b\u0e48\u0e32\u0e19", "\u0e1b\u0e32\u0e19"),
     ("\u0e14\u0e33", "\u0e14\u0e32"),
