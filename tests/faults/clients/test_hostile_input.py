@@ -9,6 +9,7 @@ are not UTF-8; lines over aiohttp's limits and what else its parser refuses: tes
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import re
 from collections.abc import AsyncIterator
@@ -318,3 +319,24 @@ async def test_a_client_gone_mid_body_is_no_error_of_ours(served: ServiceProcess
     assert [x.split("status=")[1] for x in moves] == ['"499"} 1.0'], moves
     log = served.log.read_text(errors="replace")
     assert "Traceback" not in log and "unhandled error" not in log, log[-3000:]
+
+
+async def test_a_body_the_answer_left_unread_is_not_read_to_its_end(
+    served: ServiceProcess,
+) -> None:
+    """A 404 for a compressed body of 1 MB, of which 1 KB came: the connection is closed
+    after the answer, not kept while the rest is read and undone (a gzip body of zeros is
+    a thousand times its size undone, seconds of the event loop for one 404)."""
+    bomb = gzip.compress(bytes(50_000_000))
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    try:
+        writer.write(b"POST /nope HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                     b"Content-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(bomb)
+                     + bomb[:1024])
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert head.startswith(b"HTTP/1.1 404 "), head
+        # the rest of the answer, then the end of the connection, without the body's rest
+        await asyncio.wait_for(reader.read(), 3)
+    finally:
+        writer.close()
