@@ -47,7 +47,11 @@ def websocket(request: web.Request, instead: str) -> web.WebSocketResponse:
         max_msg_size=MAX_MESSAGE,
         writer_limit=WRITE_BUFFER,
     )
-    if not ws.can_prepare(request).ok or _other_version(request):
+    try:
+        ready = ws.can_prepare(request).ok
+    except ValueError:  # (a header of the handshake aiohttp cannot read: not ASCII)
+        ready = False
+    if not ready or _other_version(request):
         raise _refusal(request, instead)
     return ws
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from aiohttp import web
 
 from service.base.errors import NotFound
+from service.base.logs import printable
 from service.base.responses import not_modified
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -66,7 +67,11 @@ async def index(request: web.Request) -> web.Response:
 
 async def static_file(request: web.Request) -> web.Response:
     name = request.match_info["name"]
-    path = (STATIC / name).resolve()
-    if not path.is_relative_to(STATIC) or not path.is_file():
-        raise NotFound(f"there is no file {name!r} in the web client")
+    try:
+        path = (STATIC / name).resolve()
+        found = path.is_relative_to(STATIC) and path.is_file()
+    except OSError:  # (a name the file system refuses: too long, say)
+        found = False
+    if not found:
+        raise NotFound(f"there is no file {printable(name)[:80]!r} in the web client")
     return _file(request, path)

@@ -340,3 +340,30 @@ async def test_a_body_the_answer_left_unread_is_not_read_to_its_end(
         await asyncio.wait_for(reader.read(), 3)
     finally:
         writer.close()
+
+
+async def test_a_handshake_or_a_file_name_that_cannot_be_read_is_a_4xx(
+    client: TestClient,
+) -> None:
+    """Headers of a WebSocket's handshake that are not ASCII (aiohttp's check of them
+    raised), and a web client's file name the file system refuses (too long): a 4xx
+    problem, not a 500 with a traceback."""
+    ada = await new_player(client)
+    game = await new_game(client, ada, deal=5)
+    upgrade = (b"Upgrade: websocket", b"Connection: Upgrade")
+    key = b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="
+    stream = f"/v1/games/{game['id']}/stream"
+    cases = [
+        (request("GET", stream, *upgrade, key, b"Sec-WebSocket-Version: \xff"), 426),
+        (request("GET", stream, *upgrade, key, b"Sec-WebSocket-Version: 1\xe9"), 426),
+        (request("GET", stream, *upgrade, "Sec-WebSocket-Key: é".encode(),
+                 b"Sec-WebSocket-Version: 13"), 400),
+        (request("GET", stream, b"Upgrade: websocket", b"Connection: keep-alive\xff", key,
+                 b"Sec-WebSocket-Version: 13"), 400),
+        (request("GET", "/static/" + "x" * 300 + "/a.js"), 404),
+        (request("GET", "/static/" + "x" * 300 + ".js"), 404),
+    ]
+    for data, status in cases:
+        got, answer = await raw(client, data)
+        assert got == status, (data[:160], answer[:400])
+        assert b"application/problem+json" in answer, answer[:400]
