@@ -232,9 +232,7 @@ async def expectation(request: web.Request) -> web.StreamResponse | None:
     expect = request.headers.get("Expect", "")
     rid = request_id(request.headers)
     if expect.lower() != "100-continue":
-        said = printable(expect)[:40]
-        refusal = problem(417, f"the only expectation met is 100-continue, not {said!r}",
-                          "expectation-failed", headers={"X-Request-Id": rid})  # fmt: skip
+        refusal = expectation_failed(expect, rid)
     else:
         limit = request.app[SETTINGS_KEY].max_body_bytes
         if request.content_length is None or request.content_length <= limit:
@@ -249,6 +247,13 @@ async def expectation(request: web.Request) -> web.StreamResponse | None:
         refusal.force_close()  # (its body, if sent all the same, is not read)
     request.app[OBSERVER_KEY].done(request, rid, route_name(request), refusal.status, started)
     return refusal
+
+
+def expectation_failed(expect: str, rid: str) -> web.Response:
+    """The 417 of an expectation other than 100-continue (`expect`)."""
+    said = printable(expect)[:40]
+    return problem(417, f"the only expectation met is 100-continue, not {said!r}",
+                   "expectation-failed", headers={"X-Request-Id": rid})
 
 
 def repeated(request: web.BaseRequest) -> str | None:

@@ -28,7 +28,7 @@ from aiohttp import web
 
 from service.base.keys import BACKEND_KEY, LIMITS_KEY, SETTINGS_KEY
 from service.base.observe import OBSERVER_KEY, request_id
-from service.base.problems import repeated
+from service.base.problems import expectation_failed, repeated
 from service.base.responses import Recall, every_answer_headers, not_modified_from_memory
 
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
@@ -69,6 +69,10 @@ def front(app: web.Application, handle: Handler) -> Handler:
     async def answer(base: web.BaseRequest) -> web.StreamResponse:
         request = cast(web.Request, base)  # (the app's runner makes web.Requests)
         asked = request.headers
+        if "Expect" in asked and "Origin" not in asked:
+            expect = asked["Expect"]
+            if expect.lower() != "100-continue":
+                return await unmet(request, expect)
         if (request.method != "GET" or "If-None-Match" not in asked or "Origin" in asked
                 or "Expect" in asked):  # fmt: skip
             return await handle(request)
@@ -93,6 +97,22 @@ def front(app: web.Application, handle: Handler) -> Handler:
         response.headers["X-Request-Id"] = rid
         observer.done(request, rid, name, 304, started)
         return response
+
+    async def unmet(request: web.Request, expect: str) -> web.StreamResponse:
+        """The 417 of an expectation other than 100-continue, whatever the path: a route's
+        own expect handler says it (problems.expectation), but aiohttp's for a path or a
+        method it has no route for answered in plain text, echoing the header (a 500 for
+        one that is not UTF-8)."""
+        started = time.perf_counter()
+        info = await app.router.resolve(request)
+        resource = info.route.resource
+        rid = request_id(request.headers)
+        refusal = expectation_failed(expect, rid)
+        refusal.headers.update(headers)
+        refusal.force_close()  # (its body, if sent all the same, is not read)
+        observer.done(request, rid, "unmatched" if resource is None else resource.canonical,
+                      417, started)
+        return refusal
 
     return answer
 
