@@ -47,6 +47,13 @@ from service.serving.front import front
 
 # what aiohttp's web.run_app gives a keep-alive connection waiting for its next request
 KEEPALIVE_SECONDS = 75.0
+# what a WebSocket's client may send: its pongs and its close frame, and messages the
+# streams ignore (service/live/sockets.py); past WS_HEARD_BYTES, and WS_HEARD_RATE bytes a
+# second of the socket's life, it is no client's (a flood of empty frames, which aiohttp
+# reads as fast as they come, took the event loop from every other request), and the
+# connection is cut
+WS_HEARD_BYTES = 64 * 1024
+WS_HEARD_RATE = 1024
 
 
 class Guard:
@@ -100,7 +107,7 @@ class GuardedHandler(RequestHandler):
     """aiohttp's handler of one connection, which counts its address and times its
     requests (see the module's docstring)."""
 
-    __slots__ = ("_body", "_guard", "_slot", "began")
+    __slots__ = ("_body", "_guard", "_heard", "_slot", "began")
 
     def __init__(self, manager: GuardedServer, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
@@ -109,6 +116,7 @@ class GuardedHandler(RequestHandler):
         self.began = -1
         self._body: StreamReader | None = None  # the body of a request, still arriving
         self._slot = UNCOUNTED  # its address's place in the table
+        self._heard: tuple[float, int] | None = None  # a WebSocket's: since when, how much
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         guard = self._guard
@@ -132,6 +140,8 @@ class GuardedHandler(RequestHandler):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self._upgraded and not self._heard_within(len(data)):
+            return
         if self.began < 0 and data and not self._upgraded:  # not a WebSocket's frames
             self.began = self._guard.tick
         count = self._request_count
@@ -147,6 +157,18 @@ class GuardedHandler(RequestHandler):
                 self._body = body
         elif self._body is not None and self._body.is_eof():
             self.began, self._body = -1, None
+
+    def _heard_within(self, size: int) -> bool:
+        """Whether a WebSocket's client has sent no more than it may (WS_HEARD_BYTES);
+        else the connection is cut."""
+        now = self._loop.time()
+        since, heard = self._heard or (now, 0)
+        self._heard = since, heard + size
+        if heard + size <= WS_HEARD_BYTES + WS_HEARD_RATE * (now - since):
+            return True
+        if self.transport is not None:
+            self.transport.abort()
+        return False
 
     def time_out(self) -> None:
         """The request now arriving began REQUEST_TIMEOUT_S ago."""

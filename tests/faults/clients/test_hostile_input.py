@@ -367,3 +367,40 @@ async def test_a_handshake_or_a_file_name_that_cannot_be_read_is_a_4xx(
         got, answer = await raw(client, data)
         assert got == status, (data[:160], answer[:400])
         assert b"application/problem+json" in answer, answer[:400]
+
+
+async def test_a_websocket_client_that_floods_its_stream_is_cut_off(
+    served: ServiceProcess,
+) -> None:
+    """A stream takes nothing from its client but its pongs and its close frame: one that
+    sends more than 64 KiB, and 1 KiB a second of its life (empty frames as fast as it can,
+    which aiohttp reads as they come, taking the event loop from every other request), is
+    cut off; one that says a little is not."""
+    async with aiohttp.ClientSession(served.base) as s:
+        r = await s.post("/v1/players", json={"name": "flooder"})
+        token = (await r.json())["token"]
+        r = await s.post("/v1/games", json={"variant": "freecell", "deal": 5},
+                         headers={"Authorization": f"Bearer {token}"})
+        stream = f"/v1/games/{(await r.json())['id']}/stream"
+        async with s.ws_connect(stream) as quiet, s.ws_connect(stream) as loud:
+            await quiet.send_str("hello")
+            assert await cut_off(loud)
+            assert not quiet.closed
+            first = await quiet.receive(timeout=5)  # its stream still comes
+            assert first.type == aiohttp.WSMsgType.TEXT, first
+
+
+async def cut_off(ws: aiohttp.ClientWebSocketResponse) -> bool:
+    """Whether the service cuts off a socket that sends empty frames as fast as it can
+    (1.2 MB of them at most), past the events it was sent."""
+    try:
+        for _ in range(200_000):
+            await ws.send_str("")
+        while (message := await ws.receive(timeout=5)).type == aiohttp.WSMsgType.TEXT:
+            pass
+    except (ConnectionError, aiohttp.ClientError):
+        return True
+    except TimeoutError:
+        return False
+    return message.type in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR,
+                            aiohttp.WSMsgType.CLOSE)
