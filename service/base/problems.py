@@ -113,14 +113,22 @@ def _message(err: Any) -> str:
     return plain.format(**ctx) if plain is not None else str(err["msg"])
 
 
+# the faults of a body an answer names, at most (a body of 64 KiB of unknown fields
+# made an answer of 600 KB)
+MOST_FAULTS: Final = 20
+
+
 def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
     errors = []
     parts = []
-    for err in exc.errors(include_url=False, include_input=False):
-        where = ".".join(str(p) for p in err["loc"]) or "body"
+    faults = exc.errors(include_url=False, include_input=False)
+    for err in faults[:MOST_FAULTS]:
+        where = printable(".".join(str(p) for p in err["loc"]) or "body")[:100]
         msg = _message(err)
         errors.append({"field": where, "message": msg})
         parts.append(f"{where}: {msg}")
+    if len(faults) > MOST_FAULTS:
+        parts.append(f"and {len(faults) - MOST_FAULTS} more")
     return "the request body is not valid: " + "; ".join(parts), errors
 
 

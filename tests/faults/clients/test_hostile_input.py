@@ -404,3 +404,16 @@ async def cut_off(ws: aiohttp.ClientWebSocketResponse) -> bool:
         return False
     return message.type in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR,
                             aiohttp.WSMsgType.CLOSE)
+
+
+async def test_a_body_of_many_faults_is_answered_with_the_first_twenty(
+    client: TestClient,
+) -> None:
+    """Each unknown field of a body is a fault; the answer names 20 and counts the rest
+    (a body of 64 KiB of them made an answer of 600 KB)."""
+    body = {"name": "ada", **{f"f{i}": 1 for i in range(500)}}
+    r = await client.post("/v1/players", json=body)
+    problem = await r.json()
+    assert r.status == 400, problem
+    assert len(problem["errors"]) == 20 and problem["errors"][0]["field"] == "f0", problem
+    assert problem["detail"].endswith("; and 480 more"), problem["detail"][-80:]
