@@ -417,3 +417,26 @@ async def test_a_body_of_many_faults_is_answered_with_the_first_twenty(
     assert r.status == 400, problem
     assert len(problem["errors"]) == 20 and problem["errors"][0]["field"] == "f0", problem
     assert problem["detail"].endswith("; and 480 more"), problem["detail"][-80:]
+
+
+async def test_a_request_far_larger_on_the_wire_than_any_body_is_cut_off(
+    served: ServiceProcess,
+) -> None:
+    """A chunk's extension that never ends (the parser reads it without end: gigabytes in
+    the time a request has took the event loop from every other request): past 8 times
+    MAX_BODY_BYTES on the wire, the connection is cut, not held until the request's
+    time is up."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    cut = False
+    try:
+        writer.write(b"POST /v1/players HTTP/1.1\r\nHost: test\r\nContent-Type: application/json"
+                     b"\r\nTransfer-Encoding: chunked\r\n\r\n1;x=")
+        for _ in range(20):  # 1.3 MB of one extension
+            writer.write(b"a" * 65536)
+            await writer.drain()
+        cut = await asyncio.wait_for(reader.read(), 3) == b""
+    except ConnectionError:
+        cut = True
+    finally:
+        writer.close()
+    assert cut
