@@ -15,6 +15,8 @@ from aiohttp.test_utils import TestClient
 from service.app import create_app
 from tests.conftest import Served, make_settings
 
+from .test_hostile_input import raw
+
 HEAD = (
     "POST /v1/players HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
     "Content-Length: {length}\r\nExpect: {expect}\r\nX-Request-Id: app-9\r\n\r\n"
@@ -80,17 +82,9 @@ async def test_its_refusals_are_counted_and_logged_as_every_answer_is(
 async def test_another_expectation_is_417_on_any_path(client: TestClient) -> None:
     """A path or a method the service has no route for: the same 417 problem (aiohttp's
     own answer was plain text echoing the header, and a 500 for one not UTF-8)."""
-    assert client.server.port is not None
     for head in (b"GET /nope HTTP/1.1\r\nHost: test\r\nExpect: junk\r\n\r\n",
                  b"GET /nope HTTP/1.1\r\nHost: test\r\nExpect: \xff\r\n\r\n",
                  b"PATCH /v1/games HTTP/1.1\r\nHost: test\r\nExpect: junk\r\n\r\n"):
-        reader, writer = await asyncio.open_connection("127.0.0.1", client.server.port)
-        try:
-            writer.write(head)
-            await writer.drain()
-            answer = await asyncio.wait_for(reader.read(), 5)
-        finally:
-            writer.close()
-        assert answer.startswith(b"HTTP/1.1 417 Expectation Failed"), (head, answer[:300])
-        assert b"application/problem+json" in answer, answer[:300]
-        assert b"expectation-failed" in answer
+        status, answer = await raw(client, head)
+        assert status == 417, (head, answer[:300])
+        assert b"application/problem+json" in answer and b"expectation-failed" in answer
