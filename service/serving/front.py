@@ -69,7 +69,7 @@ def front(app: web.Application, handle: Handler) -> Handler:
     async def answer(base: web.BaseRequest) -> web.StreamResponse:
         request = cast(web.Request, base)  # (the app's runner makes web.Requests)
         asked = request.headers
-        if "Expect" in asked and "Origin" not in asked:
+        if "Expect" in asked:
             expect = asked["Expect"]
             if expect.lower() != "100-continue":
                 return await unmet(request, expect)

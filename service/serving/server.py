@@ -45,8 +45,10 @@ from service.base.settings import Settings
 from service.serving.addresses import REFUSED, UNCOUNTED, AddressCounts
 from service.serving.front import front
 
-# what aiohttp's web.run_app gives a keep-alive connection waiting for its next request
+# what aiohttp's web.run_app gives a keep-alive connection waiting for its next request,
+# and a request's body that its answer left unread to come to its end
 KEEPALIVE_SECONDS = 75.0
+LINGER_SECONDS = 10.0
 # what a WebSocket's client may send: its pongs and its close frame, and messages the
 # streams ignore (service/live/sockets.py); past WS_HEARD_BYTES, and WS_HEARD_RATE bytes a
 # second of the socket's life, it is no client's (a flood of empty frames, which aiohttp
@@ -162,7 +164,13 @@ class GuardedHandler(RequestHandler):
         # completes a request and begins the next, pipelined, that one's clock starts
         # with its next read.)
         if self._request_count != count and self._messages:
-            body = self._messages[-1][1]
+            message, body = self._messages[-1]
+            # A body the answer left unread (a 401's, a 404's, a 413's) is read to its end,
+            # as far as the wire allows, before the connection is kept: but for one that
+            # comes compressed, which the parser undoes as it comes (a gzip body of zeros
+            # sent to a 404 made 1 GB, 3 s of the event loop), whose connection is closed.
+            compressed = getattr(message, "compression", None) is not None
+            self._lingering_time = 0.0 if compressed else LINGER_SECONDS
             if body.is_eof():
                 self.began, self._body = -1, None
             else:
@@ -321,12 +329,8 @@ def run(app: web.Application, settings: Settings, counts: AddressCounts, reuse_p
         stop = asyncio.Event()
         for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop.set)
-        # (lingering_time=0: a body left unread by the answer, a 404's, a 413's, is not
-        # read to its end, nor undone from its Content-Encoding, before the connection is
-        # kept: the connection is closed. A gzip body of zeros made 1 GB to undo for one
-        # 404, 3 s of the event loop.)
         runner = GuardedRunner(app, Guard(settings, counts), access_log=None,
-                               keepalive_timeout=KEEPALIVE_SECONDS, lingering_time=0,
+                               keepalive_timeout=KEEPALIVE_SECONDS,
                                shutdown_timeout=shutdown_timeout)  # fmt: skip
         await runner.setup()
         try:

@@ -84,7 +84,9 @@ async def test_another_expectation_is_417_on_any_path(client: TestClient) -> Non
     own answer was plain text echoing the header, and a 500 for one not UTF-8)."""
     for head in (b"GET /nope HTTP/1.1\r\nHost: test\r\nExpect: junk\r\n\r\n",
                  b"GET /nope HTTP/1.1\r\nHost: test\r\nExpect: \xff\r\n\r\n",
-                 b"PATCH /v1/games HTTP/1.1\r\nHost: test\r\nExpect: junk\r\n\r\n"):
+                 b"PATCH /v1/games HTTP/1.1\r\nHost: test\r\nExpect: junk\r\n\r\n",
+                 b"GET /nope HTTP/1.1\r\nHost: test\r\nOrigin: https://app.example\r\n"
+                 b"Expect: \xff\r\n\r\n"):
         status, answer = await raw(client, head)
         assert status == 417, (head, answer[:300])
         assert b"application/problem+json" in answer and b"expectation-failed" in answer

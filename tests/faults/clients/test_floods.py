@@ -102,3 +102,27 @@ async def test_a_request_far_larger_on_the_wire_than_any_body_is_cut_off(
     finally:
         writer.close()
     assert cut
+
+
+async def test_a_body_that_comes_after_its_answer_keeps_the_connection(
+    served: ServiceProcess,
+) -> None:
+    """A 401 answered before its request's body came (a phone on a slow network): the
+    body, uncompressed, is read when it comes, and the connection serves the next request
+    (the client would see a network error instead)."""
+    body = b'{"variant": "freecell", "deal": 617}'
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    try:
+        writer.write(b"POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: %d\r\n\r\n" % len(body))
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert head.startswith(b"HTTP/1.1 401 "), head
+        length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        await asyncio.wait_for(reader.readexactly(length), 5)
+        writer.write(body + b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert head.startswith(b"HTTP/1.1 200 "), head
+    finally:
+        writer.close()
