@@ -84,4 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # (Ctrl-C before serving, while migrating say: nothing to finish)
+        sys.exit(130)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import ipaddress
 import logging
@@ -10,6 +11,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from service.app import create_app
@@ -93,6 +95,12 @@ def serve(settings: Settings, reuse_port: bool, limits: SharedSlots | None = Non
 
 def _worker(settings: Settings, parent: int, limits: SharedSlots,
             connections: SharedAddressCounts, worker: int) -> None:
+    # born with the stop signals blocked (_signals_held): a Ctrl-C or hang-up the group got while
+    # this process loaded its modules is the supervisor's to act on (it sends SIGTERM), so
+    # it is dropped here; SIGTERM, held until now, ends it as it would have
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     logs.configure()
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     serve(settings, reuse_port=True, limits=limits, connections=connections, worker=worker)
@@ -112,38 +120,52 @@ def _exit_with_parent(parent: int) -> None:
             return
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """The stop signals blocked, as the workers started meanwhile are born: one sent to the
+    group while a worker loads its modules waits for `_worker` (no KeyboardInterrupt's
+    traceback, no worker killed half-started), and one the supervisor gets meanwhile
+    reaches `stop` afterwards, once every worker it is to stop has started."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
 def supervise(settings: Settings, workers: int) -> int:
     """WORKERS service processes on one port (SO_REUSEPORT: the kernel spreads the
     connections); each judges by the log, so they are correct together, as several
     instances are.  A worker that dies is started again (one that cannot start, once the
     service has served, again and again: QUICK_EXIT_S); SIGTERM or SIGINT stops them all."""
-    ctx = multiprocessing.get_context("spawn")
-    me = os.getpid()
-    # (multiprocessing's resource tracker, started with the table's lock, keeps ignoring a
-    # hang-up sent to the group, as it ignores SIGINT and SIGTERM: else it dies under the
-    # workers, which then print its KeyErrors; `stop` takes SIGHUP below)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    limits = SharedSlots.create()  # the rate counters, one table for all the workers
-    connections = SharedAddressCounts.create(workers)  # and the connections per address
+    with _signals_held():  # (until every worker has started)
+        ctx = multiprocessing.get_context("spawn")
+        me = os.getpid()
+        # (multiprocessing's resource tracker, started with the table's lock, keeps ignoring a
+        # hang-up sent to the group, as it ignores SIGINT and SIGTERM: else it dies under the
+        # workers, which then print its KeyErrors; `stop` takes SIGHUP below)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        limits = SharedSlots.create()  # the rate counters, one table for all the workers
+        connections = SharedAddressCounts.create(workers)  # and the connections per address
 
-    def start(i: int) -> multiprocessing.process.BaseProcess:
-        return ctx.Process(target=_worker, args=(settings, me, limits, connections, i))
+        def start(i: int) -> multiprocessing.process.BaseProcess:
+            return ctx.Process(target=_worker, args=(settings, me, limits, connections, i))
 
-    procs = [start(i) for i in range(workers)]
-    stopping = False
-    failed = False
+        procs = [start(i) for i in range(workers)]
+        stopping = False
+        failed = False
 
-    def stop(signum: int, _frame: object) -> None:
-        nonlocal stopping
-        stopping = True
+        def stop(signum: int, _frame: object) -> None:
+            nonlocal stopping
+            stopping = True
+            for proc in procs:
+                if proc.is_alive() and proc.pid is not None:
+                    os.kill(proc.pid, signal.SIGTERM)
+
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, stop)
         for proc in procs:
-            if proc.is_alive() and proc.pid is not None:
-                os.kill(proc.pid, signal.SIGTERM)
-
-    for sig in STOP_SIGNALS:
-        signal.signal(sig, stop)
-    for proc in procs:
-        proc.start()
+            proc.start()
     started = [time.monotonic()] * workers
     quick_exits = [0] * workers  # in a row, each within QUICK_EXIT_S of its start
     due: list[float | None] = [None] * workers  # when a dead worker starts again
@@ -171,7 +193,8 @@ def supervise(settings: Settings, workers: int) -> int:
                     log.error("worker %s: starting it again in %.0f s", i, due[i] - now)
             elif (when := due[i]) is not None and now >= when:
                 procs[i] = start(i)  # in the dead one's place: it forgets its connections
-                procs[i].start()
+                with _signals_held():
+                    procs[i].start()
                 started[i], due[i] = now, None
         time.sleep(0.2)
     for proc in procs:

@@ -238,3 +238,22 @@ async def test_a_signal_to_the_whole_group_lets_the_hints_under_way_finish(
         assert "Traceback" not in svc.output(), svc.output()[-3000:]
     finally:
         svc.stop()
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.1, 0.3])
+async def test_ctrl_c_while_the_workers_start_stops_the_service_quietly(
+    db_url: str, tmp_path: Path, delay: float
+) -> None:
+    """Ctrl-C reaches the whole group while the workers are still loading the service's
+    modules: the supervisor stops them, and none prints a KeyboardInterrupt's traceback."""
+    svc = ServiceProcess(db_url, tmp_path / "service.log", WORKERS="2")
+    try:
+        svc.start()
+        await until(lambda: "serving on" in svc.output(), 30, "the supervisor's start")
+        await asyncio.sleep(delay)
+        assert svc.proc is not None
+        os.killpg(svc.proc.pid, signal.SIGINT)
+        assert await svc.exited(15) == 0, svc.output()[-3000:]
+        assert "Traceback" not in svc.output(), svc.output()[-3000:]
+    finally:
+        svc.stop()
