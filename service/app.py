@@ -36,6 +36,7 @@ from service.base.shm import Slots
 from service.boards import routes as leaderboards
 from service.database.connections import (
     StoreError,
+    close_pool,
     connect_options,
     create_pool,
 )
@@ -135,7 +136,7 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
         )
         yield
         await health.close()
-        await pool.close()
+        await close_pool(pool, settings.db_timeout)
 
     return ctx
 

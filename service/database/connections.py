@@ -9,6 +9,7 @@ lost or refused connection is DatabaseUnavailable. EventStore.connection()
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import uuid
@@ -209,6 +210,15 @@ async def create_pool(
         raise DatabaseUnavailable(str(exc)) from exc
     assert pool is not None
     return pool
+
+
+async def close_pool(pool: asyncpg.Pool, timeout: float) -> None:
+    """The pool closed as the service stops: gracefully (each connection released, then
+    told goodbye) within `timeout` seconds, else cut (asyncpg's close waits, unbounded, for
+    every connection to come back and for the server's word: a request cancelled at
+    shutdown mid-statement, or a hung server, kept the process from ever exiting)."""
+    with contextlib.suppress(TimeoutError):  # (a close that fails cuts the rest: asyncpg)
+        await asyncio.wait_for(pool.close(), timeout)
 
 
 def release_later(pool: asyncpg.Pool, conn: Any, pending: set[asyncio.Future[None]]) -> None:

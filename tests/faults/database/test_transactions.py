@@ -58,3 +58,31 @@ async def test_a_transaction_that_meets_a_hung_database_answers_within_its_budge
     finally:
         holder.terminate()
         await server.close()
+
+
+async def test_the_service_stops_within_db_timeout_though_a_connection_never_comes_back(
+    db_url: str,
+) -> None:
+    """A connection taken from the pool and never given back (a request cancelled at
+    shutdown, whose release waits for a hung server's word): the stop closes the pool
+    gracefully for DB_TIMEOUT at most, then cuts what is left, instead of waiting forever."""
+    from service.base.keys import BACKEND_KEY
+
+    app = create_app(make_settings(db_url, db_timeout=DB_TIMEOUT))
+    server = Served(app)
+    await server.start_server()
+    held = await app[BACKEND_KEY].store.pool.acquire()
+    pid = held.get_server_pid()
+    t0 = time.monotonic()
+    await asyncio.wait_for(server.close(), DB_TIMEOUT + 10)
+    assert time.monotonic() - t0 < DB_TIMEOUT + 3
+    conn = await asyncpg.connect(db_url)  # (and its session is gone with it)
+    try:
+        for _ in range(50):
+            if not await conn.fetchval("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the connection held was left open")
+    finally:
+        await conn.close()
