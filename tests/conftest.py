@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import aiohttp
 import asyncpg
 import psutil
 import pytest
@@ -225,6 +226,11 @@ class Served(TestServer):
         return FrontRunner(self.app, **kwargs)
 
 
+# what a test's request may take at most: a service that never answers fails the test at
+# that request (aiohttp's default, 300 s, is the whole test's time: it said nothing of where)
+REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=60)
+
+
 @pytest.fixture
 async def client(db_url: str) -> AsyncIterator[TestClient]:
     from service.app import create_app
@@ -232,7 +238,9 @@ async def client(db_url: str) -> AsyncIterator[TestClient]:
 
     app = create_app(make_settings(db_url))
     # every response is checked against openapi.yaml, so the two cannot drift
-    async with TestClient(Served(app), trace_configs=[validating_trace_config()]) as c:
+    async with TestClient(
+        Served(app), timeout=REQUEST_TIMEOUT, trace_configs=[validating_trace_config()]
+    ) as c:
         yield c
 
 

@@ -18,7 +18,7 @@ from aiohttp.test_utils import TestClient
 
 from engine import Move
 
-from ..conftest import Served, make_settings
+from ..conftest import REQUEST_TIMEOUT, Served, make_settings
 from ..openapi_check import validating_trace_config
 
 # the headers of a WebSocket upgrade, for a plain GET that is refused before it
@@ -114,7 +114,7 @@ def instance(db_url: str, **settings: Any) -> TestClient:
     app_settings = make_settings(db_url, **settings)
     from service.app import create_app
 
-    return TestClient(Served(create_app(app_settings)),
+    return TestClient(Served(create_app(app_settings)), timeout=REQUEST_TIMEOUT,
                       trace_configs=[validating_trace_config()])
 
 
