@@ -15,7 +15,10 @@
   `တ`): a sign read with its own letter only would be dropped beside a lookalike letter,
   and `ปູ` would pass for a name other than `ปู`. On other letters (Latin `a` with
   Devanagari's `ा`) they are left out as accents are, and so are accents (Inherited
-  marks) on any letter.
+  marks) on any letter. Thaana, which writes every vowel as a mark, is such a script;
+- the marks that make another letter of a script that has no syllables: Arabic's dots
+  (`شیما`, Shima, is not `سیما`, Sima; its vowel signs and hamza are accents), and the
+  kana's voicing marks (`だいき`, Daiki, is not `たいき`, Taiki).
 
 Spellings of a syllable that are drawn alike are read as one: the letter A with a vowel
 sign as the independent vowel (`अो` as `ओ`, which Unicode's "do not use" tables name), two
@@ -61,11 +64,35 @@ def _drawn_marks() -> icu.UnicodeSet:
     return drawn
 
 
+def _script(ch: str) -> int:
+    return int(icu.Script.getScript(ch).getScriptCode())
+
+
 def _syllabic_scripts() -> frozenset[int]:
     """The scripts that have marks of SYLLABLE (ICU's script codes), Common and
-    Inherited aside."""
+    Inherited aside, and Thaana, which writes every vowel as a mark (its fili) though
+    Indic_Syllabic_Category leaves it out: `ހަސަން` (Hasan) is not `ހުސެން` (Husen)."""
     codes = {code for mark in _members(SYLLABLE) for code in icu.Script.getScriptExtensions(mark)}
+    codes.add(_script("\u0780"))  # (THAANA LETTER HAA)
     return frozenset(codes - {icu.UScriptCode.COMMON, icu.UScriptCode.INHERITED})
+
+
+def _arabic_dots() -> icu.UnicodeSet:
+    """The marks that make another Arabic letter, kept after Arabic letters: the dots, and
+    the like, that TS #39's data writes Arabic letters with (`ش` as `س` with three dots:
+    `شیما`, Shima, is not `سیما`, Sima), but the vowel signs and the hamza, which Arabic
+    writes or leaves out, accents (U+064B-U+065F, U+0670: `أحمد` looks like `احمد`)."""
+    dots = icu.UnicodeSet()
+    for letter in _members(icu.UnicodeSet("[[:sc=Arabic:]&[:L:]&[:NFKC_QC=Yes:]]")):
+        base = ""
+        for ch in str(_SPOOF.getSkeleton(0, letter)):
+            if not MARK.contains(ch):
+                base = ch
+            elif base and _script(base) == ARABIC and not 0x064B <= ord(ch) <= 0x065F:
+                dots.add(ch)
+    dots.remove("\u0670")
+    dots.freeze()
+    return dots
 
 
 def _independent_vowels() -> dict[str, str]:
@@ -99,13 +126,20 @@ _TWO_PART: Final = {
 }
 DRAWN: Final = _drawn_marks()
 _SYLLABIC: Final = _syllabic_scripts()
+ARABIC: Final = _script("\u0628")
+_DOTS: Final = _arabic_dots()
+# the kana's voicing marks, which make another syllable (`たいき`, Taiki, is not `だいき`,
+# Daiki): kept after any character, as TS #39's data draws kana as others (`ハ` as Han's
+# `八`, `く` as the ornament `❬`) and `八゙` is drawn as `バ`
+VOICING: Final = icu.UnicodeSet("[\u3099\u309A]")
+VOICING.freeze()
 _INDEPENDENT: Final = _independent_vowels()
 _A_WITH_SIGN: Final = re.compile("|".join(map(re.escape, sorted(_INDEPENDENT, key=len)[::-1])))
 
 
 def syllabic(letter: str) -> bool:
     """Whether `letter` is of a script that has marks of SYLLABLE."""
-    return icu.Script.getScript(letter).getScriptCode() in _SYLLABIC
+    return _script(letter) in _SYLLABIC
 
 
 def _of_syllabic_scripts() -> tuple[icu.UnicodeSet, frozenset[str]]:
@@ -176,7 +210,7 @@ def unmarked(text: str, *, skeleton: bool = False, spelt: bool = True) -> str:
     `Ø` is `o` with a slash, which looks like `O`)."""
     kept: list[str] = []
     run: list[str] = []
-    own = near = keeps_all = False
+    own = near = keeps_all = dotted = False
     text = _NFD.normalize(text)
     if spelt:
         text = _NFD.normalize(_A_WITH_SIGN.sub(lambda a: _INDEPENDENT[a[0]], text))
@@ -186,9 +220,11 @@ def unmarked(text: str, *, skeleton: bool = False, spelt: bool = True) -> str:
             run.clear()
             kept.append(ch)
             if not MARK.contains(ch):
-                own, near = syllabic(ch), _keeps_signs(ch)
+                script = _script(ch)
+                own, near, dotted = script in _SYLLABIC, _keeps_signs(ch), script == ARABIC
                 keeps_all = skeleton and own
-        elif keeps_all or (own and _SIGNS.contains(ch)) or (near and _OWN_SIGNS.contains(ch)):
+        elif (keeps_all or (own and _SIGNS.contains(ch)) or (near and _OWN_SIGNS.contains(ch))
+              or (dotted and _DOTS.contains(ch)) or VOICING.contains(ch)):
             run.append(ch)
     kept.append(_spelt(run) if spelt else "".join(run))
     return "".join(kept)
