@@ -75,12 +75,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     settings = settings.model_copy(update={"database_url": url})
     workers = settings.workers or (1 if settings.port == 0 else default_workers(url))
-    print(f"serving on http://{settings.host}:{settings.port} with {workers} worker"
-          f"{'s' if workers > 1 else ''}", file=sys.stderr, flush=True)  # fmt: skip
-    if workers == 1:
-        serve(settings, reuse_port=False)
-        return 0
-    return supervise(settings, workers)
+    serving = (f"serving on http://{settings.host}:{settings.port} with {workers} worker"
+               f"{'s' if workers > 1 else ''}")  # fmt: skip
+    if workers > 1:
+        return supervise(settings, workers, serving)
+    print(serving, file=sys.stderr, flush=True)
+    serve(settings, reuse_port=False)
+    return 0
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -122,10 +123,11 @@ def _exit_with_parent(parent: int) -> None:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """The stop signals blocked, as the workers started meanwhile are born: one sent to the
-    group while a worker loads its modules waits for `_worker` (no KeyboardInterrupt's
-    traceback, no worker killed half-started), and one the supervisor gets meanwhile
-    reaches `stop` afterwards, once every worker it is to stop has started."""
+    """The stop signals blocked in this thread while workers are born, which inherit the
+    mask: one sent to the group while a worker loads its modules waits for `_worker`,
+    which leaves it to the supervisor (no KeyboardInterrupt's traceback, no worker killed
+    half-started). (The supervisor's own are taken meanwhile by its other threads, and
+    `stop` runs as usual.)"""
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
@@ -133,39 +135,50 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
-def supervise(settings: Settings, workers: int) -> int:
+def supervise(settings: Settings, workers: int, serving: str) -> int:
     """WORKERS service processes on one port (SO_REUSEPORT: the kernel spreads the
     connections); each judges by the log, so they are correct together, as several
     instances are.  A worker that dies is started again (one that cannot start, once the
-    service has served, again and again: QUICK_EXIT_S); SIGTERM or SIGINT stops them all."""
-    with _signals_held():  # (until every worker has started)
-        ctx = multiprocessing.get_context("spawn")
-        me = os.getpid()
-        # (multiprocessing's resource tracker, started with the table's lock, keeps ignoring a
-        # hang-up sent to the group, as it ignores SIGINT and SIGTERM: else it dies under the
-        # workers, which then print its KeyErrors; `stop` takes SIGHUP below)
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
-        limits = SharedSlots.create()  # the rate counters, one table for all the workers
-        connections = SharedAddressCounts.create(workers)  # and the connections per address
+    service has served, again and again: QUICK_EXIT_S); SIGTERM, SIGINT or SIGHUP stops
+    them all, from the moment `serving` is printed (a stop that comes before the workers
+    have all started stops those that have, and starts no more)."""
+    ctx = multiprocessing.get_context("spawn")
+    me = os.getpid()
+    procs: list[multiprocessing.process.BaseProcess] = []
+    stopping = False
+    failed = False
 
-        def start(i: int) -> multiprocessing.process.BaseProcess:
-            return ctx.Process(target=_worker, args=(settings, me, limits, connections, i))
-
-        procs = [start(i) for i in range(workers)]
-        stopping = False
-        failed = False
-
-        def stop(signum: int, _frame: object) -> None:
-            nonlocal stopping
-            stopping = True
-            for proc in procs:
-                if proc.is_alive() and proc.pid is not None:
-                    os.kill(proc.pid, signal.SIGTERM)
-
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, stop)
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
         for proc in procs:
-            proc.start()
+            if proc.is_alive() and proc.pid is not None:
+                os.kill(proc.pid, signal.SIGTERM)
+
+    # (multiprocessing's resource tracker, started with the table's lock, keeps ignoring a
+    # hang-up sent to the group, as it ignores SIGINT and SIGTERM: else it dies under the
+    # workers, which then print its KeyErrors; `stop` takes SIGHUP once it runs)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, stop)
+    limits = SharedSlots.create()  # the rate counters, one table for all the workers
+    connections = SharedAddressCounts.create(workers)  # and the connections per address
+    signal.signal(signal.SIGHUP, stop)
+    print(serving, file=sys.stderr, flush=True)
+
+    def start(i: int) -> multiprocessing.process.BaseProcess:
+        return ctx.Process(target=_worker, args=(settings, me, limits, connections, i))
+
+    def launch(proc: multiprocessing.process.BaseProcess) -> None:
+        with _signals_held():
+            if not stopping:
+                proc.start()
+        if stopping:  # (a stop that came while it started did not see it alive)
+            stop(signal.SIGTERM, None)
+
+    procs.extend(start(i) for i in range(workers))
+    for proc in procs:
+        launch(proc)
     started = [time.monotonic()] * workers
     quick_exits = [0] * workers  # in a row, each within QUICK_EXIT_S of its start
     due: list[float | None] = [None] * workers  # when a dead worker starts again
@@ -193,11 +206,12 @@ def supervise(settings: Settings, workers: int) -> int:
                     log.error("worker %s: starting it again in %.0f s", i, due[i] - now)
             elif (when := due[i]) is not None and now >= when:
                 procs[i] = start(i)  # in the dead one's place: it forgets its connections
-                with _signals_held():
-                    procs[i].start()
+                launch(procs[i])
                 started[i], due[i] = now, None
         time.sleep(0.2)
     for proc in procs:
+        if proc.pid is None:  # (never started: the stop came first)
+            continue
         proc.join(15)
         if proc.is_alive():
             proc.kill()
