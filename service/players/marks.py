@@ -77,22 +77,28 @@ def _syllabic_scripts() -> frozenset[int]:
     return frozenset(codes - {icu.UScriptCode.COMMON, icu.UScriptCode.INHERITED})
 
 
-def _arabic_dots() -> icu.UnicodeSet:
-    """The marks that make another Arabic letter, kept after Arabic letters: the dots, and
-    the like, that TS #39's data writes Arabic letters with (`ش` as `س` with three dots:
-    `شیما`, Shima, is not `سیما`, Sima), but the vowel signs and the hamza, which Arabic
-    writes or leaves out, accents (U+064B-U+065F, U+0670: `أحمد` looks like `احمد`)."""
-    dots = icu.UnicodeSet()
+def _skeleton_of(text: str) -> str:
+    return str(_SPOOF.getSkeleton(0, text))
+
+
+def _arabic_dots() -> frozenset[tuple[str, str]]:
+    """The marks that make another Arabic letter, each with the letter it makes another
+    of, as TS #39's data writes Arabic letters (`ش` as `س` with three dots: `شیما`, Shima,
+    is not `سیما`, Sima); but the vowel signs and the hamza, which Arabic writes or leaves
+    out, and the marks the data draws them as, are accents (U+064B-U+0657, U+065D-U+065F,
+    U+0670: `أحمد` looks like `احمد`, and `ۇ`, drawn as `و` with a damma, like `و`; the
+    small v and the dot of Kurdish and African letters, U+0658-U+065C, are no vowels)."""
+    vowels = {ch for code in [*range(0x064B, 0x0658), *range(0x065D, 0x0660), 0x0670]
+              for ch in (chr(code), *_skeleton_of(chr(code)))}
+    pairs = set()
     for letter in _members(icu.UnicodeSet("[[:sc=Arabic:]&[:L:]&[:NFKC_QC=Yes:]]")):
         base = ""
-        for ch in str(_SPOOF.getSkeleton(0, letter)):
+        for ch in _skeleton_of(letter):
             if not MARK.contains(ch):
                 base = ch
-            elif base and _script(base) == ARABIC and not 0x064B <= ord(ch) <= 0x065F:
-                dots.add(ch)
-    dots.remove("\u0670")
-    dots.freeze()
-    return dots
+            elif base and _script(base) == ARABIC and ch not in vowels:
+                pairs.add((base, ch))
+    return frozenset(pairs)
 
 
 def _independent_vowels() -> dict[str, str]:
@@ -127,12 +133,22 @@ _TWO_PART: Final = {
 DRAWN: Final = _drawn_marks()
 _SYLLABIC: Final = _syllabic_scripts()
 ARABIC: Final = _script("\u0628")
+THAANA: Final = _script("\u0780")
 _DOTS: Final = _arabic_dots()
 # the kana's voicing marks, which make another syllable (`たいき`, Taiki, is not `だいき`,
-# Daiki): kept after any character, as TS #39's data draws kana as others (`ハ` as Han's
-# `八`, `く` as the ornament `❬`) and `八゙` is drawn as `バ`
+# Daiki), kept after kana and after what TS #39's data draws as kana (`ハ` as Han's `八`:
+# `八゙` is drawn as `バ`); the double acute and the ring above are drawn as them there
 VOICING: Final = icu.UnicodeSet("[\u3099\u309A]")
 VOICING.freeze()
+_KANA: Final = frozenset({_script("\u3042"), _script("\u30A2")})
+_KANA_SKELETONS: Final = frozenset(
+    _skeleton_of(ch) for ch in _members(icu.UnicodeSet("[[:sc=Hira:][:sc=Kana:]]"))
+)
+_NOTHING: Final[dict[str, str]] = {}
+_VOICED_AS: Final = {"\u030b": "\u3099", "\u030a": "\u309a"}
+# Arabic's vowel signs on a Thaana letter, drawn as Thaana's (whose fili come from them)
+_THAANA_AS: Final = {"\u064e": "\u07a6", "\u0650": "\u07a8", "\u064f": "\u07aa",
+                     "\u0652": "\u07b0", "\u0313": "\u07aa", "\u06e1": "\u07b0"}
 _INDEPENDENT: Final = _independent_vowels()
 _A_WITH_SIGN: Final = re.compile("|".join(map(re.escape, sorted(_INDEPENDENT, key=len)[::-1])))
 
@@ -149,11 +165,12 @@ def _of_syllabic_scripts() -> tuple[icu.UnicodeSet, frozenset[str]]:
     marks, skeletons = icu.UnicodeSet(), set()
     for code in _SYLLABIC:
         for ch in _members(icu.UnicodeSet(f"[:scx={icu.Script(code).getShortName()}:]")):
-            if MARK.contains(ch):  # (an accent that the script uses too is Inherited)
-                if icu.Script.getScript(ch).getScriptCode() == code:
-                    marks.add(ch)
+            if _script(ch) != code:  # (an accent the script uses too is Inherited, a digit
+                continue  # Common: `l`, the skeleton of Thaana's Arabic digit one, is not)
+            if MARK.contains(ch):
+                marks.add(ch)
             else:
-                skeletons.add(str(_SPOOF.getSkeleton(0, ch)))
+                skeletons.add(_skeleton_of(ch))
     marks.freeze()
     return marks, frozenset(skeletons)
 
@@ -188,6 +205,22 @@ def _keeps_signs(letter: str) -> bool:
     return syllabic(letter) or str(_SPOOF.getSkeleton(0, letter)) in _SKELETONS
 
 
+@functools.cache
+def _kana_like(letter: str) -> bool:
+    """Whether `letter` is kana, or drawn as kana by TS #39's data (Han's `八`)."""
+    return _script(letter) in _KANA or _skeleton_of(letter) in _KANA_SKELETONS
+
+
+@functools.cache
+def _dotted(letter: str, mark: str) -> bool:
+    """Whether `mark` after the Arabic `letter` makes another letter of it, as TS #39's
+    data draws both (U+030C, drawn as a breve, on `و` makes `ۆ`; a breve on `م` nothing)."""
+    base = _skeleton_of(letter)
+    both = _skeleton_of(letter + mark)
+    drawn = both[len(base):] if base and both.startswith(base) else ""
+    return bool(drawn) and all((base[-1], ch) in _DOTS for ch in drawn)
+
+
 def _spelt(marks: list[str]) -> str:
     """A letter's marks one way: in the order of their code points, two that are drawn as
     one as it (a mark twice stays twice: a name holding one is refused, names.marked, but
@@ -210,7 +243,8 @@ def unmarked(text: str, *, skeleton: bool = False, spelt: bool = True) -> str:
     `Ø` is `o` with a slash, which looks like `O`)."""
     kept: list[str] = []
     run: list[str] = []
-    own = near = keeps_all = dotted = False
+    own = near = keeps_all = arabic = kana = False
+    letter, drawn_as = "", _NOTHING
     text = _NFD.normalize(text)
     if spelt:
         text = _NFD.normalize(_A_WITH_SIGN.sub(lambda a: _INDEPENDENT[a[0]], text))
@@ -220,11 +254,14 @@ def unmarked(text: str, *, skeleton: bool = False, spelt: bool = True) -> str:
             run.clear()
             kept.append(ch)
             if not MARK.contains(ch):
-                script = _script(ch)
-                own, near, dotted = script in _SYLLABIC, _keeps_signs(ch), script == ARABIC
-                keeps_all = skeleton and own
-        elif (keeps_all or (own and _SIGNS.contains(ch)) or (near and _OWN_SIGNS.contains(ch))
-              or (dotted and _DOTS.contains(ch)) or VOICING.contains(ch)):
-            run.append(ch)
+                script, letter = _script(ch), ch
+                own, near = script in _SYLLABIC, _keeps_signs(ch)
+                arabic, kana, keeps_all = script == ARABIC, _kana_like(ch), skeleton and own
+                drawn_as = _VOICED_AS if kana else _THAANA_AS if script == THAANA else _NOTHING
+            continue
+        mark = drawn_as.get(ch, ch)
+        if (keeps_all or (own and _SIGNS.contains(mark)) or (near and _OWN_SIGNS.contains(mark))
+                or (kana and VOICING.contains(mark)) or (arabic and _dotted(letter, mark))):
+            run.append(mark)
     kept.append(_spelt(run) if spelt else "".join(run))
     return "".join(kept)

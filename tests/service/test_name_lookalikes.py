@@ -79,6 +79,21 @@ APART_BY_A_SIGN = {
 APART_BY_A_LETTERS_MARK = [
     ("سیما", "شیما"), ("سامي", "شامي"), ("رینا", "ژینا"),
     ("たいき", "だいき"), ("けんた", "げんた"), ("ハリー", "バリー"), ("ケンジ", "ゲンジ"),
+    ("は", "ぱ"), ("ハン", "パン"), ("ひかちゅう", "ぴかちゅう"), ("و", "ۆ"),
+]
+# a mark a letter's keys keep, written where it makes no other letter, or written with
+# a mark drawn as it, or as the letter's own: one name (the voicing mark on a Latin or an
+# Arabic letter, a Thai or Thaana sign on a Latin `l` or an Arabic alef, a damma's
+# lookalike or a breve on `م`, a caron for the small v of Kurdish `ێ` and `ۆ`, three dots
+# drawn as U+06DB, Arabic's vowel signs on Thaana letters, a double acute on kana)
+ONE_WITH_ITS_MARKS = [
+    ("Ada", "Ada\u3099"), ("محمد", "محم\u3099د"), ("احمد", "ا\u07a6حمد"),
+    ("Ella", "El\u0e47la"), ("Ivan", "1\u0e48van"), ("محمد", "م\u0313حمد"),
+    ("محمد", "م\u0306حمد"), ("محمد", "م\u0615حمد"), ("نۇر", "نو\u08f3ر"),
+    ("شێرکۆ", "شی\u030cرکو\u030c"), ("شێرکۆ", "شی\u065aرکو\u065a"),
+    ("شیما", "س\u20dbیما"), ("شیما", "س\u06dbیما"), ("ژینا", "ر\u1ab4ینا"),
+    ("ހަސަން", "ހ\u064eސ\u064eނ\u0652"), ("ހުސެން", "ހ\u064fސެން"),
+    ("だいき", "た\u030bいき"), ("バ", "八\u3099"), ("バ", "八゛"), ("だ", "た゛"),
 ]
 # names apart by an accent (or stress mark, or niqqud and harakat): one name
 APART_BY_AN_ACCENT = [
@@ -292,3 +307,17 @@ def test_accents_make_one_name() -> None:
         if not _shared(_keys(a), _keys(b)):
             offenders.append(f"{_shown(a)} and {_shown(b)}: {_keys(a)} {_keys(b)}")
     assert not offenders, _failing(offenders, len(pairs), "accented pairs share no key")
+
+
+def test_marks_a_key_keeps_do_not_make_a_copy_of_a_name() -> None:
+    """A mark kept in the keys where it makes another letter (the kana's voicing marks,
+    Arabic's dots, Thaana's vowels, the syllabic scripts' signs) makes no name of its own
+    where it makes none, nor when written with a mark drawn as it: each copy of
+    ONE_WITH_ITS_MARKS shares a key with its name."""
+    offenders = []
+    for a, b in ONE_WITH_ITS_MARKS:
+        assert _accepted(a) and _accepted(b), (a, b)
+        if not _shared(_keys(a), _keys(b)):
+            offenders.append(f"{_shown(a)} and {_shown(b)}: {_keys(a)} {_keys(b)}")
+    assert not offenders, _failing(offenders, len(ONE_WITH_ITS_MARKS),
+                                   "copies share no key with their names")
