@@ -101,7 +101,12 @@ async def test_sigterm_finishes_requests_under_way_and_closes_streams_with_1001(
 
         stop = asyncio.Event()
         tasks = [asyncio.create_task(d.run(stop)) for d in drivers]
-        await until(lambda: all(d.acknowledged >= 5 for d in drivers), 20, "moves under way")
+        deadline = time.monotonic() + 20  # (each player's outcomes said if they are not)
+        while not all(d.acknowledged >= 5 or d.gave_up for d in drivers):
+            assert time.monotonic() < deadline, [(d.acknowledged, d.statuses) for d in drivers]
+            await asyncio.sleep(0.02)
+        assert all(d.acknowledged >= 5 for d in drivers), [  # (none gave up before SIGTERM)
+            (d.acknowledged, d.statuses, d.gave_up and d.gave_up.attempts) for d in drivers]
         deadline = time.monotonic() + 5
         while not await locker.fetchval(  # the held move's statement waits for the lock
             "SELECT count(*) FROM pg_stat_activity"
