@@ -15,10 +15,12 @@
   `တ`): a sign read with its own letter only would be dropped beside a lookalike letter,
   and `ปູ` would pass for a name other than `ปู`. On other letters (Latin `a` with
   Devanagari's `ा`) they are left out as accents are, and so are accents (Inherited
-  marks) on any letter. Thaana, which writes every vowel as a mark, is such a script;
-- the marks that make another letter of a script that has no syllables: Arabic's dots
-  (`شیما`, Shima, is not `سیما`, Sima; its vowel signs and hamza are accents), and the
-  kana's voicing marks (`だいき`, Daiki, is not `たいき`, Taiki).
+  marks) on any letter;
+- the marks that make another letter of a script that has no syllables, where they make
+  one: Arabic's dots (`شیما`, Shima, is not `سیما`, Sima; its vowel signs and hamza are
+  accents), and the kana's voicing marks (`だいき`, Daiki, is not `たいき`, Taiki). On
+  a letter they make no other letter of they are accents too (`Ada゙`, `ま゙` and `م`
+  with three dots look like `Ada`, `ま` and `م`).
 
 Spellings of a syllable that are drawn alike are read as one: the letter A with a vowel
 sign as the independent vowel (`अो` as `ओ`, which Unicode's "do not use" tables name), two
@@ -38,6 +40,7 @@ import icu
 
 _SPOOF = icu.SpoofChecker()
 _NFD = icu.Normalizer2.getNFDInstance()
+_NFC = icu.Normalizer2.getNFCInstance()
 MARK: Final = icu.UnicodeSet("[:M:]")
 MARK.freeze()
 SYLLABLE: Final = icu.UnicodeSet(
@@ -70,10 +73,8 @@ def _script(ch: str) -> int:
 
 def _syllabic_scripts() -> frozenset[int]:
     """The scripts that have marks of SYLLABLE (ICU's script codes), Common and
-    Inherited aside, and Thaana, which writes every vowel as a mark (its fili) though
-    Indic_Syllabic_Category leaves it out: `ހަސަން` (Hasan) is not `ހުސެން` (Husen)."""
+    Inherited aside."""
     codes = {code for mark in _members(SYLLABLE) for code in icu.Script.getScriptExtensions(mark)}
-    codes.add(_script("\u0780"))  # (THAANA LETTER HAA)
     return frozenset(codes - {icu.UScriptCode.COMMON, icu.UScriptCode.INHERITED})
 
 
@@ -81,24 +82,50 @@ def _skeleton_of(text: str) -> str:
     return str(_SPOOF.getSkeleton(0, text))
 
 
-def _arabic_dots() -> frozenset[tuple[str, str]]:
-    """The marks that make another Arabic letter, each with the letter it makes another
-    of, as TS #39's data writes Arabic letters (`ش` as `س` with three dots: `شیما`, Shima,
-    is not `سیما`, Sima); but the vowel signs and the hamza, which Arabic writes or leaves
-    out, and the marks the data draws them as, are accents (U+064B-U+0657, U+065D-U+065F,
-    U+0670: `أحمد` looks like `احمد`, and `ۇ`, drawn as `و` with a damma, like `و`; the
-    small v and the dot of Kurdish and African letters, U+0658-U+065C, are no vowels)."""
-    vowels = {ch for code in [*range(0x064B, 0x0658), *range(0x065D, 0x0660), 0x0670]
-              for ch in (chr(code), *_skeleton_of(chr(code)))}
-    pairs = set()
+ARABIC: Final = _script("\u0628")
+# Arabic's vowel signs and hamza, and the marks TS #39's data draws them as (below)
+_ARABIC_VOWELS: Final = frozenset(
+    ch for code in [*range(0x064B, 0x0658), *range(0x065D, 0x0660), 0x0670]
+    for ch in (chr(code), *str(_SPOOF.getSkeleton(0, chr(code))))
+)
+
+
+def _arabic_letters() -> dict[str, frozenset[str]]:
+    """Per letter as TS #39's data draws it, the marks (sorted, as a string) with which it
+    draws another Arabic letter (`ش` as `س` with three dots); the vowel signs and the
+    hamza, which Arabic writes or leaves out, and the marks the data draws them as, are
+    accents, not counted (U+064B-U+0657, U+065D-U+065F, U+0670: `ۇ`, drawn as `و` with
+    a damma, is `و`; the small v and the dot of Kurdish and African letters, U+0658-U+065C,
+    are no vowels)."""
+    vowels = _ARABIC_VOWELS
+    letters: dict[str, set[str]] = {}
     for letter in _members(icu.UnicodeSet("[[:sc=Arabic:]&[:L:]&[:NFKC_QC=Yes:]]")):
-        base = ""
-        for ch in _skeleton_of(letter):
-            if not MARK.contains(ch):
-                base = ch
-            elif base and _script(base) == ARABIC and ch not in vowels:
-                pairs.add((base, ch))
-    return frozenset(pairs)
+        drawn = _skeleton_of(letter)
+        base, marks = drawn[0], "".join(sorted(ch for ch in drawn[1:] if ch not in vowels))
+        if (marks and _script(base) == ARABIC
+                and all(MARK.contains(ch) for ch in drawn[1:])):
+            letters.setdefault(base, set()).add(marks)
+    return {base: frozenset(marks) for base, marks in letters.items()}
+
+
+def _voiced() -> dict[str, frozenset[str]]:
+    """Per voicing mark (U+3099, U+309A), the kana it makes another of (`た` of `だ`, `は`
+    of `ぱ`), as TS #39's data draws them (`ハ` as Han's `八`: `八゙` is drawn as `バ`)."""
+    voiced: dict[str, set[str]] = {"\u3099": set(), "\u309a": set()}
+    for kana in _members(icu.UnicodeSet("[[[:sc=Hira:][:sc=Kana:]]&[:L:]]")):
+        for mark, of in voiced.items():
+            if len(_NFC.normalize(kana + mark)) == 1:
+                of.add(_skeleton_of(kana))
+    return {mark: frozenset(of) for mark, of in voiced.items()}
+
+
+def _drawn_as_voicing() -> dict[str, str]:
+    """The marks drawn as a voicing mark: those TS #39's data gives its skeleton (the ring
+    above for the handakuten), and those drawn as the double acute, for the dakuten."""
+    classes = {_skeleton_of("\u3099"): "\u3099", _skeleton_of("\u309a"): "\u309a",
+               _skeleton_of("\u030b"): "\u3099"}
+    return {mark: classes[drawn] for mark in _members(MARK)
+            if (drawn := _skeleton_of(mark)) in classes}
 
 
 def _independent_vowels() -> dict[str, str]:
@@ -132,30 +159,16 @@ _TWO_PART: Final = {
 }
 DRAWN: Final = _drawn_marks()
 _SYLLABIC: Final = _syllabic_scripts()
-ARABIC: Final = _script("\u0628")
-THAANA: Final = _script("\u0780")
-_DOTS: Final = _arabic_dots()
-# the kana's voicing marks, which make another syllable (`たいき`, Taiki, is not `だいき`,
-# Daiki), kept after kana and after what TS #39's data draws as kana (`ハ` as Han's `八`:
-# `八゙` is drawn as `バ`); the double acute and the ring above are drawn as them there
-VOICING: Final = icu.UnicodeSet("[\u3099\u309A]")
-VOICING.freeze()
-_KANA: Final = frozenset({_script("\u3042"), _script("\u30A2")})
-_KANA_SKELETONS: Final = frozenset(
-    _skeleton_of(ch) for ch in _members(icu.UnicodeSet("[[:sc=Hira:][:sc=Kana:]]"))
-)
-_NOTHING: Final[dict[str, str]] = {}
-_VOICED_AS: Final = {"\u030b": "\u3099", "\u030a": "\u309a"}
-# Arabic's vowel signs on a Thaana letter, drawn as Thaana's (whose fili come from them)
-_THAANA_AS: Final = {"\u064e": "\u07a6", "\u0650": "\u07a8", "\u064f": "\u07aa",
-                     "\u0652": "\u07b0", "\u0313": "\u07aa", "\u06e1": "\u07b0"}
+_ARABIC_LETTERS: Final = _arabic_letters()
+_VOICED: Final = _voiced()
+_AS_VOICING: Final = _drawn_as_voicing()
 _INDEPENDENT: Final = _independent_vowels()
 _A_WITH_SIGN: Final = re.compile("|".join(map(re.escape, sorted(_INDEPENDENT, key=len)[::-1])))
 
 
 def syllabic(letter: str) -> bool:
     """Whether `letter` is of a script that has marks of SYLLABLE."""
-    return _script(letter) in _SYLLABIC
+    return icu.Script.getScript(letter).getScriptCode() in _SYLLABIC
 
 
 def _of_syllabic_scripts() -> tuple[icu.UnicodeSet, frozenset[str]]:
@@ -165,12 +178,11 @@ def _of_syllabic_scripts() -> tuple[icu.UnicodeSet, frozenset[str]]:
     marks, skeletons = icu.UnicodeSet(), set()
     for code in _SYLLABIC:
         for ch in _members(icu.UnicodeSet(f"[:scx={icu.Script(code).getShortName()}:]")):
-            if _script(ch) != code:  # (an accent the script uses too is Inherited, a digit
-                continue  # Common: `l`, the skeleton of Thaana's Arabic digit one, is not)
-            if MARK.contains(ch):
-                marks.add(ch)
+            if MARK.contains(ch):  # (an accent that the script uses too is Inherited)
+                if icu.Script.getScript(ch).getScriptCode() == code:
+                    marks.add(ch)
             else:
-                skeletons.add(_skeleton_of(ch))
+                skeletons.add(str(_SPOOF.getSkeleton(0, ch)))
     marks.freeze()
     return marks, frozenset(skeletons)
 
@@ -206,19 +218,24 @@ def _keeps_signs(letter: str) -> bool:
 
 
 @functools.cache
-def _kana_like(letter: str) -> bool:
-    """Whether `letter` is kana, or drawn as kana by TS #39's data (Han's `八`)."""
-    return _script(letter) in _KANA or _skeleton_of(letter) in _KANA_SKELETONS
+def _arabic_marks(letter: str, marks: str) -> str:
+    """Those of `marks` on the Arabic `letter` that the keys keep: all but its vowel signs
+    when with them it draws another Arabic letter (_ARABIC_LETTERS), as TS #39's data
+    draws both (a caron on `و` is the small v of `ۆ`), else none (a breve on `م`, two
+    dots for three: accents)."""
+    dots = "".join(m for m in marks if not set(_skeleton_of(m)) <= _ARABIC_VOWELS)
+    drawn = _skeleton_of(letter + dots)
+    found = "".join(sorted(ch for ch in drawn[1:] if MARK.contains(ch)
+                           and ch not in _ARABIC_VOWELS))  # fmt: skip
+    return dots if dots and found in _ARABIC_LETTERS.get(drawn[:1], ()) else ""
 
 
 @functools.cache
-def _dotted(letter: str, mark: str) -> bool:
-    """Whether `mark` after the Arabic `letter` makes another letter of it, as TS #39's
-    data draws both (U+030C, drawn as a breve, on `و` makes `ۆ`; a breve on `م` nothing)."""
-    base = _skeleton_of(letter)
-    both = _skeleton_of(letter + mark)
-    drawn = both[len(base):] if base and both.startswith(base) else ""
-    return bool(drawn) and all((base[-1], ch) in _DOTS for ch in drawn)
+def _voicing(letter: str, mark: str) -> str:
+    """The voicing mark `mark` is on `letter` ("" for none): one drawn as such a mark (a
+    ring above, a double acute), on a kana it makes another of (_VOICED)."""
+    voicing = _AS_VOICING.get(mark, "")
+    return voicing if _skeleton_of(letter) in _VOICED.get(voicing, ()) else ""
 
 
 def _spelt(marks: list[str]) -> str:
@@ -243,25 +260,30 @@ def unmarked(text: str, *, skeleton: bool = False, spelt: bool = True) -> str:
     `Ø` is `o` with a slash, which looks like `O`)."""
     kept: list[str] = []
     run: list[str] = []
-    own = near = keeps_all = arabic = kana = False
-    letter, drawn_as = "", _NOTHING
+    dots: list[str] = []  # the marks of an Arabic letter, kept or not as a whole
+    own = near = keeps_all = arabic = False
+    letter = ""
     text = _NFD.normalize(text)
     if spelt:
         text = _NFD.normalize(_A_WITH_SIGN.sub(lambda a: _INDEPENDENT[a[0]], text))
     for ch in text:
         if not MARK.contains(ch) or DRAWN.contains(ch):
+            if dots:
+                run.extend(_arabic_marks(letter, "".join(dots)))
+                dots.clear()
             kept.append(_spelt(run) if spelt else "".join(run))
             run.clear()
             kept.append(ch)
             if not MARK.contains(ch):
-                script, letter = _script(ch), ch
-                own, near = script in _SYLLABIC, _keeps_signs(ch)
-                arabic, kana, keeps_all = script == ARABIC, _kana_like(ch), skeleton and own
-                drawn_as = _VOICED_AS if kana else _THAANA_AS if script == THAANA else _NOTHING
-            continue
-        mark = drawn_as.get(ch, ch)
-        if (keeps_all or (own and _SIGNS.contains(mark)) or (near and _OWN_SIGNS.contains(mark))
-                or (kana and VOICING.contains(mark)) or (arabic and _dotted(letter, mark))):
-            run.append(mark)
+                own, near, letter = syllabic(ch), _keeps_signs(ch), ch
+                keeps_all, arabic = skeleton and own, _script(ch) == ARABIC
+        elif keeps_all or (own and _SIGNS.contains(ch)) or (near and _OWN_SIGNS.contains(ch)):
+            run.append(ch)
+        elif arabic:
+            dots.append(ch)
+        elif voicing := _voicing(letter, ch):
+            run.append(voicing)
+    if dots:
+        run.extend(_arabic_marks(letter, "".join(dots)))
     kept.append(_spelt(run) if spelt else "".join(run))
     return "".join(kept)

@@ -2,11 +2,10 @@
 
 service/players/names.py left out of two of a name's keys the marks of scripts that do not
 spell syllables with them, as accents. Some make another letter: Arabic's dots, which
-TS #39's data writes `ش` with (`شیما`, Shima, and `سیما`, Sima, had those keys alike), the
-kana's voicing marks (`だいき`, Daiki, and `たいき`, Taiki), and Thaana's vowels (`ހަސަން`,
-Hasan, and `ހުސެން`, Husen): the younger of such a pair could not be created. Those marks
-are now kept (service/players/marks.py). Existing players get their keys anew
-(migrations/keys.py).
+TS #39's data writes `ش` with (`شیما`, Shima, and `سیما`, Sima, had those keys alike), and
+the kana's voicing marks (`だいき`, Daiki, and `たいき`, Taiki): the younger of such a pair
+could not be created. Those marks are now kept where they make another letter
+(service/players/marks.py). Existing players get their keys anew (migrations/keys.py).
 
 Revision ID: 0031
 Revises: 0030

@@ -162,8 +162,7 @@ APART_BY_A_VOWEL_SIGN = [
     ("\u0e1b\u0e48\u0e32\u0e19", "\u0e1b\u0e32\u0e19"),
     ("\u0e14\u0e33", "\u0e14\u0e32"),
     ("\u0939\u0902\u0938", "\u0939\u0938"),
-    # marks that make another letter: Thaana's vowels, Arabic's dots, kana's voicing marks
-    ("\u0780\u07a6\u0790\u07a6\u0782\u07b0", "\u0780\u07aa\u0790\u07ac\u0782\u07b0"),
+    # marks that make another letter: Arabic's dots, kana's voicing marks
     ("\u0633\u06cc\u0645\u0627", "\u0634\u06cc\u0645\u0627"), ("たいき", "だいき"),
 ]
 
