@@ -32,6 +32,7 @@ is refused anyway: names.marked).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from typing import Final
@@ -160,8 +161,11 @@ _TWO_PART: Final = {
 DRAWN: Final = _drawn_marks()
 _SYLLABIC: Final = _syllabic_scripts()
 _ARABIC_LETTERS: Final = _arabic_letters()
+# the marks Arabic letters are drawn with (the dots, the small v, the small tah, …)
+_DOT_MARKS: Final = frozenset(ch for marks in _ARABIC_LETTERS.values() for m in marks for ch in m)
 _VOICED: Final = _voiced()
 _AS_VOICING: Final = _drawn_as_voicing()
+VOICING: Final = frozenset(_VOICED)
 _INDEPENDENT: Final = _independent_vowels()
 _A_WITH_SIGN: Final = re.compile("|".join(map(re.escape, sorted(_INDEPENDENT, key=len)[::-1])))
 
@@ -219,15 +223,24 @@ def _keeps_signs(letter: str) -> bool:
 
 @functools.cache
 def _arabic_marks(letter: str, marks: str) -> str:
-    """Those of `marks` on the Arabic `letter` that the keys keep: all but its vowel signs
-    when with them it draws another Arabic letter (_ARABIC_LETTERS), as TS #39's data
-    draws both (a caron on `و` is the small v of `ۆ`), else none (a breve on `م`, two
-    dots for three: accents)."""
-    dots = "".join(m for m in marks if not set(_skeleton_of(m)) <= _ARABIC_VOWELS)
-    drawn = _skeleton_of(letter + dots)
-    found = "".join(sorted(ch for ch in drawn[1:] if MARK.contains(ch)
-                           and ch not in _ARABIC_VOWELS))  # fmt: skip
-    return dots if dots and found in _ARABIC_LETTERS.get(drawn[:1], ()) else ""
+    """Those of `marks` on the Arabic `letter` that the keys keep: of its marks drawn as
+    dots and the like (_DOT_MARKS, each drawing once), the most with which it draws
+    another Arabic letter (_ARABIC_LETTERS), as TS #39's data draws both (a caron on `و`
+    is the small v of `ۆ`); none when there are none (a breve on `م`). The others, vowel
+    signs and accents, are accents (three dots with a grave accent on `س` are `ش`)."""
+    dots: list[str] = []
+    for mark in marks:
+        drawn = _skeleton_of(mark)
+        if set(drawn) <= _DOT_MARKS and drawn not in map(_skeleton_of, dots):
+            dots.append(mark)
+    for size in range(len(dots), 0, -1):
+        for some in itertools.combinations(dots, size):
+            drawn = _skeleton_of(letter + "".join(some))
+            found = "".join(sorted(ch for ch in drawn[1:] if MARK.contains(ch)
+                                   and ch not in _ARABIC_VOWELS))  # fmt: skip
+            if found in _ARABIC_LETTERS.get(drawn[:1], ()):
+                return "".join(some)
+    return ""
 
 
 @functools.cache
@@ -281,8 +294,8 @@ def unmarked(text: str, *, skeleton: bool = False, spelt: bool = True) -> str:
             run.append(ch)
         elif arabic:
             dots.append(ch)
-        elif voicing := _voicing(letter, ch):
-            run.append(voicing)
+        elif (voicing := _voicing(letter, ch)) and not VOICING & set(run):
+            run.append(voicing)  # (one a letter: a ring over a dakuten, or two, are accents)
     if dots:
         run.extend(_arabic_marks(letter, "".join(dots)))
     kept.append(_spelt(run) if spelt else "".join(run))

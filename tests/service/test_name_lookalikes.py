@@ -108,6 +108,11 @@ ONE_WITH_ITS_MARKS = [
     ("AC/DC", "AC/\u3099DC"), ("ぱく", "は\u0366く"), ("だいき", "た\u064bいき"),
     ("علی", "علی\u0307"), ("صابر", "ص\u0323ابر"), ("ހަސަން", "ހަ\u0e48ސަން"),
     ("สมชาย", "ส\u07a6มชาย"), ("राम", "र\u07a6ाम"),
+    # a second voicing mark on a voiced kana; an Arabic letter's dots with an accent, or
+    # drawn twice
+    ("だいき", "だ\u030bいき"), ("だいき", "た\u3099\u030bいき"), ("ぱく", "ぱ\u030aく"),
+    ("ばば", "ば\u309aば"), ("شیما", "س\u06db\u0300یما"), ("شیما", "س\u06db\u20dbیما"),
+    ("کۆچ", "کو\u0306\u0300چ"), ("ڈاکٹر", "د\u0615\u0300اکٹر"),
 ]
 # names apart by an accent (or stress mark, or niqqud and harakat): one name
 APART_BY_AN_ACCENT = [
