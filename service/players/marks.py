@@ -87,7 +87,7 @@ ARABIC: Final = _script("\u0628")
 # Arabic's vowel signs and hamza, and the marks TS #39's data draws them as (below)
 _ARABIC_VOWELS: Final = frozenset(
     ch for code in [*range(0x064B, 0x0658), *range(0x065D, 0x0660), 0x0670]
-    for ch in (chr(code), *str(_SPOOF.getSkeleton(0, chr(code))))
+    for ch in (chr(code), *_skeleton_of(chr(code)))
 )
 
 
@@ -98,11 +98,10 @@ def _arabic_letters() -> dict[str, frozenset[str]]:
     accents, not counted (U+064B-U+0657, U+065D-U+065F, U+0670: `ۇ`, drawn as `و` with
     a damma, is `و`; the small v and the dot of Kurdish and African letters, U+0658-U+065C,
     are no vowels)."""
-    vowels = _ARABIC_VOWELS
     letters: dict[str, set[str]] = {}
     for letter in _members(icu.UnicodeSet("[[:sc=Arabic:]&[:L:]&[:NFKC_QC=Yes:]]")):
         drawn = _skeleton_of(letter)
-        base, marks = drawn[0], "".join(sorted(ch for ch in drawn[1:] if ch not in vowels))
+        base, marks = drawn[0], "".join(sorted(ch for ch in drawn[1:] if ch not in _ARABIC_VOWELS))
         if (marks and _script(base) == ARABIC
                 and all(MARK.contains(ch) for ch in drawn[1:])):
             letters.setdefault(base, set()).add(marks)
