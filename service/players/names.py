@@ -64,6 +64,13 @@ _INVISIBLE = icu.UnicodeSet("[[:Default_Ignorable_Code_Point:]\\u2800\\U0001D159
 _INVISIBLE.freeze()
 
 
+# Arabic's tatweel, which only lengthens the join between two letters (`مـحـمـد` is
+# `محمد`). (N'Ko's lajanyalan is drawn as the line it lengthens, and TS #39's data makes
+# it a low line: `maߺia` looks like `ma_ia`.)
+_STRETCHES: Final = "\u0640"
+_LEFT_OUT: Final = dict.fromkeys(map(ord, "\u200d\u200c" + _STRETCHES))
+
+
 class NameTaken(Conflict):
     """The name looks like an existing player's."""
 
@@ -73,10 +80,10 @@ class NameTaken(Conflict):
 def _plain(text: str, *, spelt: bool = True) -> str:
     """`text` without its spaces (a thin or a hair space shows as next to nothing), its
     joiners and non-joiners (a font without the joined emoji shows them apart; a joiner in
-    a Brahmic word changes a conjunct's shape, not its letters) and its combining marks
-    but those marks.py keeps (`spelt`: its syllables spelt one way)."""
-    text = "".join(text.replace("\u200d", "").replace("\u200c", "").split())
-    return unmarked(text, spelt=spelt)
+    a Brahmic word changes a conjunct's shape, not its letters), the stroke that stretches
+    a join (_STRETCHES) and its combining marks but those marks.py keeps (`spelt`: its
+    syllables spelt one way)."""
+    return unmarked("".join(text.translate(_LEFT_OUT).split()), spelt=spelt)
 
 
 def _small_capitals() -> dict[str, str]:
@@ -148,14 +155,14 @@ def marked(name: str) -> str | None:
     it count with those it holds (á with two more marks is a with three). A Brahmic
     syllable's vowel signs, viramas and consonants written as marks are its letters, not
     marks stacked on it (Myanmar's ကျော်, Tibetan's སྒྲོལ), up to MOST_SIGNS of them."""
-    run, signs, base, last = 0, 0, "", ""
+    run, signs, base, seen = 0, 0, "", set()
     for ch in _NFC.normalize(name):
-        if not MARK.contains(ch):  # (`last`: the last of the marks it holds, if any)
-            run, signs, base, last = 0, 0, ch, _NFD.normalize(ch)[-1]
+        if not MARK.contains(ch):  # (`seen`: the marks it holds, if any)
+            run, signs, base, seen = 0, 0, ch, set(_NFD.normalize(ch))
             continue
-        if ch == last:
+        if ch in seen:  # (beside the first or not: Thai's `ดิ์ิ` is drawn as `ดิ์`)
             return base
-        last = ch
+        seen.add(ch)
         if SYLLABLE.contains(ch) and syllabic(base):
             signs += 1
             if signs > MOST_SIGNS:

@@ -114,6 +114,18 @@ ONE_WITH_ITS_MARKS = [
     ("ばば", "ば\u309aば"), ("شیما", "س\u06db\u0300یما"), ("شیما", "س\u06db\u20dbیما"),
     ("کۆچ", "کو\u0306\u0300چ"), ("ڈاکٹر", "د\u0615\u0300اکٹر"),
 ]
+# a letter spelt another way that is drawn alike (marks._DRAWN_ALIKE: Bengali's RA as BA
+# with a nukta, Assamese's RA in a reph or a ra-phala, khanda TA as TA, a virama and a
+# joiner; Tamil's SRI with SHA; a Malayalam chillu as its letter, a virama and a joiner;
+# Gurmukhi's tippi as the bindi, RRA as DDA with a nukta; Mon's NGA), or a tatweel
+# lengthening a join: one name
+DRAWN_ALIKE = [
+    ("محمد", "م\u0640ح\u0640م\u0640د"), ("فاطمة", "فاط\u0640مة"),
+    ("রাহুল", "\u09ac\u09bcাহুল"), ("চৌধুরী", "চৌধু\u09ac\u09bcী"), ("অর্ণব", "অ\u09f0্ণব"),
+    ("সুব্রত", "সুব্\u09f0ত"), ("উৎপল", "উত্\u200dপল"), ("ஸ்ரீதேவி", "\u0bb6்ரீதேவி"),
+    ("സൽമാൻ", "സല്\u200dമാൻ"), ("ਢਿੱਲੋਂ", "ਢਿੱਲੋ\u0a70"), ("ੜੀ", "ਡ\u0a3cੀ"),
+    ("မြင့်", "မြ\u105a့်"),
+]
 # names apart by an accent (or stress mark, or niqqud and harakat): one name
 APART_BY_AN_ACCENT = [
     ("José", "Jose"), ("Zoë", "Zoe"), ("François", "Francois"), ("Müller", "Muller"),
@@ -316,16 +328,22 @@ def test_marks_that_make_another_letter_make_two_names() -> None:
                                    "pairs apart by a letter's mark share a key")
 
 
-def test_accents_make_one_name() -> None:
-    """Names apart by accents on Latin, Greek, Cyrillic, Arabic or Hebrew letters (or a
-    stress mark, harakat, niqqud) share a key; so does a syllable with an accent on it."""
-    pairs = [*APART_BY_AN_ACCENT, ("रा\u0301म", "राम"), ("a\u093eb", "ab")]
+def _apart(pairs: list[tuple[str, str]]) -> list[str]:
+    """The pairs of names (each a name a new player may take) that share no key."""
     offenders = []
     for a, b in pairs:
         assert _accepted(a) and _accepted(b), (a, b)
         if not _shared(_keys(a), _keys(b)):
             offenders.append(f"{_shown(a)} and {_shown(b)}: {_keys(a)} {_keys(b)}")
-    assert not offenders, _failing(offenders, len(pairs), "accented pairs share no key")
+    return offenders
+
+
+def test_accents_make_one_name() -> None:
+    """Names apart by accents on Latin, Greek, Cyrillic, Arabic or Hebrew letters (or a
+    stress mark, harakat, niqqud) share a key; so does a syllable with an accent on it."""
+    pairs = [*APART_BY_AN_ACCENT, ("रा\u0301म", "राम"), ("a\u093eb", "ab")]
+    assert not (offenders := _apart(pairs)), _failing(offenders, len(pairs),
+                                                      "accented pairs share no key")
 
 
 def test_marks_a_key_keeps_do_not_make_a_copy_of_a_name() -> None:
@@ -333,10 +351,16 @@ def test_marks_a_key_keeps_do_not_make_a_copy_of_a_name() -> None:
     Arabic's dots, Thaana's vowels, the syllabic scripts' signs) makes no name of its own
     where it makes none, nor when written with a mark drawn as it: each copy of
     ONE_WITH_ITS_MARKS shares a key with its name."""
-    offenders = []
-    for a, b in ONE_WITH_ITS_MARKS:
-        assert _accepted(a) and _accepted(b), (a, b)
-        if not _shared(_keys(a), _keys(b)):
-            offenders.append(f"{_shown(a)} and {_shown(b)}: {_keys(a)} {_keys(b)}")
-    assert not offenders, _failing(offenders, len(ONE_WITH_ITS_MARKS),
-                                   "copies share no key with their names")
+    assert not (offenders := _apart(ONE_WITH_ITS_MARKS)), _failing(
+        offenders, len(ONE_WITH_ITS_MARKS), "copies share no key with their names")
+
+
+def test_spellings_drawn_alike_are_one_name() -> None:
+    """A letter spelt as another with a sign, or two letters, that are drawn alike (and a
+    tatweel) makes no name of its own: each of DRAWN_ALIKE shares a key with its name. A
+    sign written twice on a letter is refused, beside the first or not (Thai's `ดิ์ิ` is
+    drawn as `ดิ์`)."""
+    assert not (offenders := _apart(DRAWN_ALIKE)), _failing(
+        offenders, len(DRAWN_ALIKE), "spellings share no key")
+    for name in ("สมศักดิ\u0e4c\u0e34", "ยิ\u0e48\u0e34งลักษณ์", "ຄຳຫ\u0ec9\u0ebc\u0ec9າ"):
+        assert not _accepted(name), _shown(name)

@@ -247,11 +247,11 @@ async def test_marks_stacked_on_a_letter_are_400(client: TestClient) -> None:
     for name in ("a\u0301\u0302\u0303", "e\u0323\u0302\u0301\u0300", "\u00e1\u0302\u0303"):
         status, problem = await create(client, name)
         assert status == 400 and "marks" in str(problem["detail"]), (name, problem)
-    # a mark written twice (on a Latin letter, a Thai one); a Thai sign stacked 26 times,
-    # Tibetan's subjoined letters 15 times, 10 vowel signs on one Devanagari letter, a Thai
-    # sign on a Latin letter
+    # a mark written twice (on a Latin letter, a Thai one, beside it or not); a Thai sign
+    # stacked 26 times, Tibetan's subjoined letters 15 times, 10 vowel signs on one
+    # Devanagari letter, a Thai sign on a Latin letter
     for name in ("\u00e1\u0301", "\u0e21\u0e32\u0e25\u0e35\u0e35", "\u0e01" + "\u0e47" * 26,
-                 "\u0f40" + "\u0f90" * 15,
+                 "\u0e14\u0e34\u0e4c\u0e34", "\u0f40" + "\u0f90" * 15,
                  "\u0915\u093e\u093f\u0940\u0941\u0942\u0943\u0947\u0948\u094b\u094c",
                  "Ada\u0e38\u0e38\u0e38"):
         status, problem = await create(client, name)
