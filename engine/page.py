@@ -65,6 +65,20 @@ class PageHelpers(Checked):
                 result.append(target)
         return result
 
+    def move_to_auto(self, source: str, count: int = 1) -> Move:
+        """The move of ``count`` cards from the pile ``source`` to ``auto``: its free card to
+        its foundation, else to a cell (move_for_card). Raises IllegalMove when the pile is
+        empty or ``count`` is more than the one card that goes there."""
+        card = self.card_at(source)
+        if card is None:
+            raise IllegalMove(f"{source} is empty: there is no card to move")
+        if count > 1:
+            raise IllegalMove(
+                f"{_plural(count, 'card')} from {source} cannot go to 'auto': only a single "
+                "free card goes to its foundation or a cell"
+            )
+        return self.move_for_card(card, "auto")
+
     def move_for_card(self, card: Card | str, target: str) -> Move:
         """The legal move taking ``card`` and the cards on top of it to ``target``.
 

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-from engine import EngineError, Event, Game, IllegalMove, Move
+from engine import EngineError, Event, Game, Move
 from engine.status import PLAYING, WON
 from service.base.backend import Backend
 from service.base.errors import Forbidden, ServiceError
@@ -50,18 +50,10 @@ def parse_move(position: Any, body: dict[str, Any]) -> Move:
     target = body["to"]
     if body.get("card") is not None:
         return position.move_for_card(body["card"], target)  # type: ignore[no-any-return]
-    source = body["from"]
+    source, count = body["from"], body["count"]  # 1 unless said: service/games/schemas.py
     if target == "auto":
-        return position.move_for_card(_free_card(position, source), "auto")  # type: ignore[no-any-return]
-    return Move(source, target, body["count"])  # 1 unless said: service/games/schemas.py
-
-
-def _free_card(position: Any, pile: str) -> Any:
-    """The free card of a column or cell named by a client."""
-    card = position.card_at(pile)
-    if card is None:
-        raise IllegalMove(f"{pile} is empty: there is no card to move")
-    return card
+        return position.move_to_auto(source, count)  # type: ignore[no-any-return]
+    return Move(source, target, count)
 
 
 async def play(

@@ -302,51 +302,6 @@ def test_error_hierarchy() -> None:
     assert not issubclass(IllegalMove, InvalidMove)
 
 
-# ---------------------------------------------------------------- cards named by the player
-
-
-def test_move_for_card() -> None:
-    pos = board(FreeCell, ["KS 8S 7H 6C", "9D", "AH", *["*"] * 5], cells="QD - - -")
-    assert pos.move_for_card("8S", "t2") == Move("t1", "t2", 3)
-    assert pos.move_for_card("AH", "auto") == Move("t3", "f")
-    assert pos.move_for_card("6C", "auto") == Move("t1", "c2")
-    assert pos.move_for_card("6C", "c") == Move("t1", "c2")
-    with pytest.raises(IllegalMove, match="only a single free card"):
-        pos.move_for_card("8S", "auto")
-    with pytest.raises(IllegalMove, match="before J♦, and it is in a cell already"):
-        pos.move_for_card("QD", "auto")
-    with pytest.raises(IllegalMove, match="not a run"):
-        pos.move_for_card("KS", "t2")
-    pos.play(Move("t3", "f"))
-    with pytest.raises(IllegalMove, match="A♥ is on its foundation"):
-        pos.move_for_card("AH", "t1")
-    with pytest.raises(InvalidMove):
-        pos.move_for_card("8S", "t42")
-
-
-def test_move_for_card_one_card_games() -> None:
-    pos = board(BakersGame, ["8H 7H 6S", "9H", *["*"] * 6])
-    with pytest.raises(IllegalMove, match=r"7♥ is not free.*one card at a time in Baker's Game"):
-        pos.move_for_card("7H", "t2")
-    bd = board(BakersDozen, ["8H 7H 6S", *["*"] * 12])
-    with pytest.raises(IllegalMove, match="has no cells"):
-        bd.move_for_card("6S", "auto")
-    full = board(FreeCell, ["6S", *["*"] * 7], cells="7H 7S 7D 7C")
-    with pytest.raises(IllegalMove, match="every cell is full"):
-        full.move_for_card("6S", "auto")
-
-
-def test_destinations() -> None:
-    pos = board(FreeCell, ["KS 8S 7H 6C", "9D", "", "7D", *["*"] * 4], cells="QD - AS -")
-    assert pos.destinations("6C") == ["c2", "c4", "t3", "t4"]
-    assert pos.destinations("t1") == ["c2", "c4", "t3", "t4"]
-    assert pos.destinations("8S") == ["t2", "t3"]
-    assert pos.destinations("KS") == []
-    assert pos.destinations("c3") == ["f", "c2", "c4", "t3"]
-    bd = board(BakersDozen, ["8H 7H", "", "8C", *["*"] * 10])
-    assert bd.destinations("7H") == ["t3"]
-
-
 # ---------------------------------------------------------------- automatic moves
 
 
