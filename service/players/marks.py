@@ -157,22 +157,34 @@ _TWO_PART: Final = {
     "\u093e\u0946": "\u094a",
     "\u0abe\u0ac7": "\u0acb", "\u0abe\u0ac8": "\u0acc", "\u0abe\u0ac5": "\u0ac9",
     "\u17b6\u17c1": "\u17c4", "\u17b8\u17c1": "\u17be",
+    # Khmer's shifters before a vowel sign above, drawn below as the vowel sign U
+    **{above + shifter: above + "\u17bb" for above in "\u17b7\u17b8\u17b9\u17ba"
+       for shifter in "\u17c9\u17ca"},
 }
 # letters spelt two ways that are drawn alike, which neither NFD nor TS #39's data makes one
-# (the joiner some of them hold is left out before: names._plain), read as the first
+# (the joiner some of them hold is left out before: names._plain), read as the second
 # spelling: Bengali's RA as BA with a nukta (`রাহুল` and `ব়াহুল`), and as Assamese's RA
 # beside a virama (a reph or a ra-phala, `অর্ণব`), its khanda TA as TA with a virama
-# (`উৎপল`); Tamil's SRI with SHA (`ஶ்ரீ`); Malayalam's chillus as their letters with a
-# virama (`സൽമാൻ`); Gurmukhi's tippi as the bindi and RRA as DDA with a nukta; Mon's NGA
-# as Myanmar's
+# (`উৎপল`); Tamil's SRI with SHA (`ஶ்ரீ`), and its two-part vowel signs with their parts
+# the other way round (`மோகன்`); Malayalam's chillus as their letters with a virama
+# (`സൽമാൻ`), NTA with the chillu N (`ആന്റണി`); Oriya's subjoined VA and WA (`ବିଶ୍ୱନାଥ`);
+# Gurmukhi's tippi as the bindi and RRA as DDA with a nukta; Mon's NGA as Myanmar's;
+# Khmer's QAQ and QAA as the letter QA and QA with AA (Unicode's "do not use"), its
+# subjoined DA and TA (`ឧត្តម`)
 _DRAWN_ALIKE: Final = {
     "\u09ac\u09bc": "\u09b0", "\u09f0\u09cd": "\u09b0\u09cd", "\u09cd\u09f0": "\u09cd\u09b0",
     "\u09ce": "\u09a4\u09cd", "\u0bb6\u0bcd\u0bb0\u0bc0": "\u0bb8\u0bcd\u0bb0\u0bc0",
+    "\u0bbe\u0bc6": "\u0bc6\u0bbe", "\u0bbe\u0bc7": "\u0bc7\u0bbe", "\u0bd7\u0bc6": "\u0bc6\u0bd7",
     **{chillu: letter + "\u0d4d" for chillu, letter in zip(
         "\u0d54\u0d55\u0d56\u0d7a\u0d7b\u0d7c\u0d7d\u0d7e\u0d7f",
         "\u0d2e\u0d2f\u0d34\u0d23\u0d28\u0d30\u0d32\u0d33\u0d15", strict=True)},
+    "\u0d7b\u0d4d\u0d31": "\u0d28\u0d4d\u0d31", "\u0b4d\u0b35": "\u0b4d\u0b71",
     "\u0a70": "\u0a02", "\u0a21\u0a3c": "\u0a5c", "\u105a": "\u1004",
+    "\u17a3": "\u17a2", "\u17a4": "\u17a2\u17b6", "\u17d2\u178a": "\u17d2\u178f",
 }
+# Tibetan's CA, CHA and JA with the TSA-PHRU (which NFD writes after their vowel sign),
+# drawn as TSA, TSHA and DZA (`བསྟན་འཛིན`, Tenzin)
+_TSA_PHRU: Final = re.compile("([\u0f45-\u0f47])([\u0f71-\u0f84\u0f86\u0f87]*)\u0f39")
 DRAWN: Final = _drawn_marks()
 _SYLLABIC: Final = _syllabic_scripts()
 _ARABIC_LETTERS: Final = _arabic_letters()
@@ -295,6 +307,7 @@ def unmarked(text: str, *, skeleton: bool = False, spelt: bool = True) -> str:
     text = _NFD.normalize(text)
     if spelt:
         text = _NFD.normalize(_SPELLING.sub(lambda a: _SPELT_AS[a[0]], text))
+        text = _TSA_PHRU.sub(lambda a: chr(ord(a[1]) + 0x14) + a[2], text)
     for ch in text:
         if not MARK.contains(ch) or DRAWN.contains(ch):
             if dots:

@@ -71,6 +71,11 @@ _STRETCHES: Final = "\u0640"
 _LEFT_OUT: Final = dict.fromkeys(map(ord, "\u200d\u200c" + _STRETCHES))
 
 
+# the dots that make Hebrew's SHIN a shin or a sin, which count as the letter's own, as
+# in the letters that hold them (U+FB2A to U+FB2D): `מְנַשֶּׁה`, Menashe, is a name
+_SHIN_DOTS: Final = "\u05c1\u05c2"
+
+
 class NameTaken(Conflict):
     """The name looks like an existing player's."""
 
@@ -108,10 +113,15 @@ _BARS: Final = "\u2502\u2503\u2506\u2507\u250a\u250b\u254e\u254f\u257d\u257f\u23
 # capital (TS #39's data makes it `i`); the small capitals as their letters, and so the
 # skeletons of the small capitals K and M (kra `ĸ`, turned w `ʍ`), which Cherokee's `ꮶ`
 # and `ꮇ` share; the bars above as a vertical line (whose skeleton is `l`); the tone six
-# `ƅ` as `b`
+# `ƅ` as `b`; Greek's reversed lunate epsilon `϶` as Cyrillic `э`, the small capital
+# turned M `ꟺ` as `ш`; Arabic's African FEH, QAF and NOON as the letters they are drawn
+# as at a word's start (`ࢼاطمة` as `فاطمة`), BEH with three dots below as PEH;
+# Sinhala's lith digit eight as RA, Javanese digit nine as YA
 _DRAWN_AS: Final = str.maketrans({
     "\u04cf": "\u04c0", **_small_capitals(), "\u0138": "k", "\u028d": "m",
-    **dict.fromkeys(_BARS, "|"), "\u0185": "b",
+    **dict.fromkeys(_BARS, "|"), "\u0185": "b", "\u03f6": "\u044d", "\ua7fa": "\u0448",
+    "\u08bb": "\u06a2", "\u08bc": "\u0641", "\u08bd": "\u0646", "\u0752": "\u067e",
+    "\u0dee": "\u0dbb", "\ua9d9": "\ua9aa",
 })
 
 
@@ -163,6 +173,8 @@ def marked(name: str) -> str | None:
         if ch in seen:  # (beside the first or not: Thai's `ดิ์ิ` is drawn as `ดิ์`)
             return base
         seen.add(ch)
+        if base == "\u05e9" and ch in _SHIN_DOTS:  # (its letter's: `שּׁ` is one, U+FB2C)
+            continue
         if SYLLABLE.contains(ch) and syllabic(base):
             signs += 1
             if signs > MOST_SIGNS:

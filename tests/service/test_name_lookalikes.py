@@ -114,17 +114,27 @@ ONE_WITH_ITS_MARKS = [
     ("ばば", "ば\u309aば"), ("شیما", "س\u06db\u0300یما"), ("شیما", "س\u06db\u20dbیما"),
     ("کۆچ", "کو\u0306\u0300چ"), ("ڈاکٹر", "د\u0615\u0300اکٹر"),
 ]
-# a letter spelt another way that is drawn alike (marks._DRAWN_ALIKE: Bengali's RA as BA
-# with a nukta, Assamese's RA in a reph or a ra-phala, khanda TA as TA, a virama and a
-# joiner; Tamil's SRI with SHA; a Malayalam chillu as its letter, a virama and a joiner;
-# Gurmukhi's tippi as the bindi, RRA as DDA with a nukta; Mon's NGA), or a tatweel
-# lengthening a join: one name
+# a letter spelt another way that is drawn alike (marks._DRAWN_ALIKE and _TSA_PHRU, and
+# names._DRAWN_AS): Bengali's RA as BA with a nukta, Assamese's RA in a reph or a
+# ra-phala, khanda TA as TA, a virama and a joiner; Tamil's SRI with SHA, its vowel signs'
+# two parts the other way round; a Malayalam chillu as its letter, a virama and a joiner,
+# NTA with the chillu; Oriya's subjoined VA for WA; Gurmukhi's tippi as the bindi, RRA as
+# DDA with a nukta; Mon's NGA; Khmer's shifter drawn as U, QAA, subjoined DA; Tibetan's JA
+# and CHA with the TSA-PHRU; Arabic's African QAF and NOON, BEH with three dots below;
+# Sinhala's and Javanese's digits drawn as RA and YA; Greek's `϶` and the turned small
+# capital M as Cyrillic's; or a tatweel lengthening a join: one name
 DRAWN_ALIKE = [
     ("محمد", "م\u0640ح\u0640م\u0640د"), ("فاطمة", "فاط\u0640مة"),
     ("রাহুল", "\u09ac\u09bcাহুল"), ("চৌধুরী", "চৌধু\u09ac\u09bcী"), ("অর্ণব", "অ\u09f0্ণব"),
     ("সুব্রত", "সুব্\u09f0ত"), ("উৎপল", "উত্\u200dপল"), ("ஸ்ரீதேவி", "\u0bb6்ரீதேவி"),
     ("സൽമാൻ", "സല്\u200dമാൻ"), ("ਢਿੱਲੋਂ", "ਢਿੱਲੋ\u0a70"), ("ੜੀ", "ਡ\u0a3cੀ"),
     ("မြင့်", "မြ\u105a့်"),
+    ("மோகன்", "ம\u0bbe\u0bc7கன்"), ("பொன்", "ப\u0bbe\u0bc6ன்"), ("கௌசல்யா", "க\u0bd7\u0bc6சல்யா"),
+    ("ആന്റണി", "ആ\u0d7b\u0d4dറണി"), ("ବିଶ୍ୱନାଥ", "ବିଶ୍\u0b35ନାଥ"), ("ស៊ីថា", "ស\u17bbីថា"),
+    ("អារុណ", "\u17a4រុណ"), ("ឧត្តម", "ឧត្\u178aម"), ("བསྟན་འཛིན", "བསྟན་འ\u0f47\u0f39ིན"),
+    ("ཚེ་རིང", "\u0f46\u0f39ེ་རིང"), ("فاطمة", "\u08bcاطمة"), ("نور", "\u08bdور"),
+    ("پرویز", "\u0752رویز"), ("කුමාර", "කුමා\u0dee"), ("ꦮꦶꦗꦪ", "ꦮꦶꦗ\ua9d9"),
+    ("Эрдэнэ", "Эрд\u03f6н\u03f6"), ("Саша", "Са\ua7faа"),
 ]
 # names apart by an accent (or stress mark, or niqqud and harakat): one name
 APART_BY_AN_ACCENT = [
