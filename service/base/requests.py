@@ -23,7 +23,6 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
-    Field,
     StrictInt,
     StrictStr,
 )
@@ -148,9 +147,12 @@ def whole_number(raw: str) -> int | None:
 
 
 def int_query(request: web.Request, name: str, default: int | None, lo: int, hi: int) -> int | None:
-    raw = request.query.get(name)
-    if raw is None:
+    given = request.query.getall(name, ())
+    if not given:
         return default
+    if len(given) > 1:  # (which one would be meant?)
+        raise BadRequest(f"send query parameter {name!r} once, not {len(given)} times")
+    raw = given[0]
     value = whole_number(raw)
     if value is None:
         raise BadRequest(f"query parameter {name!r} must be a whole number, not {raw!r}")
@@ -349,11 +351,17 @@ def _after_emoji(text: str, i: int) -> bool:
     return before in _KEYCAP_BASES and text[i + 1:i + 2] == _KEYCAP
 
 
+# the longest text shown_text reads at all, spaces around it included
+_MOST_UNTRIMMED: Final = 400
+
+
 def shown_text(what: str, most: int) -> object:
     """The type of text other people or devices are shown: trimmed, 1 to `most`
     characters, none of them one that could make it pass for another."""
 
     def check(text: str) -> str:
+        if len(text) > _MOST_UNTRIMMED:  # (before any work on it)
+            raise ValueError(f"{what} is 1 to {most} characters after trimming spaces")
         # (checked before trimming: a control or line-breaking character at an end is
         # refused as one inside is, not trimmed as a space; what is left to trim is spaces)
         text = _without_presentation(text)
@@ -368,4 +376,4 @@ def shown_text(what: str, most: int) -> object:
             raise ValueError(f"{what} is 1 to {most} characters after trimming spaces")
         return text
 
-    return Annotated[StrictStr, Field(max_length=400), AfterValidator(check)]
+    return Annotated[StrictStr, AfterValidator(check)]

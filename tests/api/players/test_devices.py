@@ -57,6 +57,10 @@ async def test_device_names_are_checked(client: TestClient) -> None:
     for body in ({}, {"device": ""}, {"device": "x" * 65}, {"device": "i\u202ePad"},
                  {"device": "iPad", "extra": 1}):
         await post(client, ada, "/v1/players/me/tokens", body, status=400)
+    # too long says how long a name may be, however long it is
+    for device in ("x" * 65, "x" * 1000):
+        problem = await post(client, ada, "/v1/players/me/tokens", {"device": device}, status=400)
+        assert "1 to 64 characters" in problem["detail"], problem
     # the characters a player's name refuses (openapi.yaml's DeviceName): invisible ones
     # (a Hangul filler, the Braille blank, a variation selector after a letter), a soft
     # hyphen, a line separator

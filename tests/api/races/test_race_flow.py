@@ -88,8 +88,10 @@ async def test_a_races_events_as_json_are_what_its_stream_sends_page_by_page(
     assert await call(client, "GET", f"{url}?after={len(kinds)}") == {"events": [],
                                                                        "next": None}
     assert await call(client, "GET", f"{url}?limit=5000") == whole  # taken as 1000
-    for bad in ("after=-1", "limit=0", "after=x"):
+    for bad in ("after=-1", "limit=0", "after=x", "after=1&after=2"):
         await call(client, "GET", f"{url}?{bad}", status=400)
+    r = await client.get(f"/v1/races/{rid}/stream?after=1&after=2", headers=UPGRADE)
+    assert r.status == 400 and "once, not 2 times" in (await r.json())["detail"]
     # its stream: a client ahead of the log is told so before the upgrade
     r = await client.get(f"/v1/races/{rid}/stream?after={len(kinds) + 1}", headers=UPGRADE)
     assert r.status == 400 and "past the race's last event" in (await r.json())["detail"]
