@@ -45,10 +45,7 @@ RACE_SQL: Final = (
 )
 PLAYERS_SQL: Final = (
     "SELECT p.player_id, pl.name, g.id AS game_id, g.status, g.moves, g.foundation_cards,"
-    " g.elapsed_ms, k.rank,"
-    # a win at a hand's pace, as the boards judge it (record_win, MIN_MEDIAN_MOVE_MS = $2)
-    " CASE WHEN g.status = 'won' THEN $2::integer <= 0"
-    " OR coalesce(game_median_move_ms(g.id), 0) >= $2::integer END AS verified"
+    " g.elapsed_ms, k.rank"
     " FROM race_players p JOIN players pl ON pl.id = p.player_id"
     " LEFT JOIN games g ON g.race_id = p.race_id AND g.player_id = p.player_id"
     " LEFT JOIN race_ranking(p.race_id) k ON k.player_id = p.player_id"
@@ -264,8 +261,7 @@ async def refuse_while_its_player_races(
 async def get_race(backend: Backend, race_id: uuid.UUID) -> dict[str, Any]:
     race = await settle(backend, race_id)
     async with backend.store.connection() as conn:
-        players = await conn.fetch(PLAYERS_SQL, race_id, backend.store.min_median_move_ms,
-                                   timeout=backend.store.timeout)
+        players = await conn.fetch(PLAYERS_SQL, race_id, timeout=backend.store.timeout)
     return race_view(race, [dict(p) for p in players])
 
 
@@ -294,7 +290,6 @@ def race_view(race: dict[str, Any], players: list[dict[str, Any]]) -> dict[str, 
                 "foundation_cards": p["foundation_cards"] or 0,
                 "elapsed_ms": p["elapsed_ms"],
                 "rank": p["rank"],
-                "verified": p["verified"],
             }
             for p in players
         ],
