@@ -146,13 +146,19 @@ def whole_number(raw: str) -> int | None:
     return int(raw)
 
 
-def int_query(request: web.Request, name: str, default: int | None, lo: int, hi: int) -> int | None:
+def query_value(request: web.Request, name: str) -> str | None:
+    """The query parameter `name` (None when not sent); 400 when it is sent more than
+    once: which one would be meant?"""
     given = request.query.getall(name, ())
-    if not given:
-        return default
-    if len(given) > 1:  # (which one would be meant?)
+    if len(given) > 1:
         raise BadRequest(f"send query parameter {name!r} once, not {len(given)} times")
-    raw = given[0]
+    return given[0] if given else None
+
+
+def int_query(request: web.Request, name: str, default: int | None, lo: int, hi: int) -> int | None:
+    raw = query_value(request, name)
+    if raw is None:
+        return default
     value = whole_number(raw)
     if value is None:
         raise BadRequest(f"query parameter {name!r} must be a whole number, not {raw!r}")
@@ -361,7 +367,8 @@ def shown_text(what: str, most: int) -> object:
 
     def check(text: str) -> str:
         if len(text) > _MOST_UNTRIMMED:  # (before any work on it)
-            raise ValueError(f"{what} is 1 to {most} characters after trimming spaces")
+            raise ValueError(f"{what} is 1 to {most} characters after trimming spaces,"
+                             f" and {_MOST_UNTRIMMED} at most before")
         # (checked before trimming: a control or line-breaking character at an end is
         # refused as one inside is, not trimmed as a space; what is left to trim is spaces)
         text = _without_presentation(text)

@@ -10,7 +10,7 @@ from aiohttp import web
 from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
-from service.base.requests import int_query, paged_by
+from service.base.requests import int_query, paged_by, query_value
 from service.base.responses import (
     Known,
     json_response,
@@ -31,7 +31,7 @@ _FALSE = ("false", "0", "no")
 
 
 def _flag(request: web.Request, name: str) -> bool:
-    raw = request.query.get(name)
+    raw = query_value(request, name)
     if raw is None:
         return False
     if raw.lower() in _TRUE:
@@ -43,7 +43,7 @@ def _flag(request: web.Request, name: str) -> bool:
 
 def _cursor(request: web.Request) -> str | None:
     paged_by(request, "cursor", "after")  # (a log's pages go by `after`)
-    cursor = request.query.get("cursor")
+    cursor = query_value(request, "cursor")
     if cursor is not None and not 0 < len(cursor) <= MAX_CURSOR:
         raise BadRequest("this cursor was not given by this service; leave 'cursor' out"
                          " for the first page")
@@ -76,7 +76,7 @@ def _asked(request: web.Request, path: Mapping[str, str]) -> Asked:
     cursor = _cursor(request)
     kind = boards.board_name(_flag(request, "assisted"), _flag(request, "no_undo"))
     return Asked(path["variant"], deal, kind, limit, cursor, _flag(request, "friends"),
-                 request.query.get("around"))  # fmt: skip
+                 query_value(request, "around"))  # fmt: skip
 
 
 def _page_key(asked: Asked) -> tuple[Any, ...]:

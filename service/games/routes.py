@@ -18,6 +18,7 @@ from service.base.requests import (
     int_query,
     parse_body,
     parse_id,
+    query_value,
     read_object,
 )
 from service.base.responses import (
@@ -156,7 +157,7 @@ async def legal_moves(request: web.Request) -> web.Response:
 
 
 async def destinations(request: web.Request) -> web.Response:
-    card = request.query.get("card")
+    card = query_value(request, "card")
     if not card:
         raise BadRequest("give the card whose destinations you want: ?card=7H")
     if card not in PILES:

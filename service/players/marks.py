@@ -168,7 +168,8 @@ _TWO_PART: Final = {
 # (`উৎপল`); Tamil's SRI with SHA (`ஶ்ரீ`), and its two-part vowel signs with their parts
 # the other way round (`மோகன்`); Malayalam's chillus as their letters with a virama
 # (`സൽമാൻ`), NTA with the chillu N (`ആന്റണി`); Oriya's subjoined VA and WA (`ବିଶ୍ୱନାଥ`);
-# Gurmukhi's tippi as the bindi and RRA as DDA with a nukta; Mon's NGA as Myanmar's;
+# Gurmukhi's tippi as the bindi (drawn alike after most vowel signs, and one spelling
+# for the other elsewhere) and RRA as DDA with a nukta; Mon's NGA as Myanmar's;
 # Khmer's QAQ and QAA as the letter QA and QA with AA (Unicode's "do not use"), its
 # subjoined DA and TA (`ឧត្តម`)
 _DRAWN_ALIKE: Final = {

@@ -10,7 +10,7 @@ from aiohttp import web
 
 from engine import Game, find_variant
 from service.base.keys import BACKEND_KEY, METRICS_KEY, SETTINGS_KEY
-from service.base.requests import game_id, idempotency, parse_body
+from service.base.requests import game_id, idempotency, parse_body, query_value
 from service.base.responses import json_response, written
 from service.deals.numbers import check_grade
 from service.games import commands, positions, schemas
@@ -106,6 +106,6 @@ async def analysis(request: web.Request) -> web.Response:
 
 async def daily(request: web.Request) -> web.Response:
     variant = find_variant(request.match_info["variant"]).name
-    raw = request.query.get("grade")
+    raw = query_value(request, "grade")
     grade = None if raw is None else check_grade(raw)
     return json_response(daily_view(variant, request.app[SOLVER_KEY], grade))

@@ -389,6 +389,8 @@ async def test_a_card_is_written_as_the_contract_writes_it(client: TestClient) -
         assert r.status == 400, (card, await r.text())
     r = await client.get(f"{url}/destinations", params={"card": "t8"})
     assert r.status == 200 and "c1" in (await r.json())["destinations"]
+    r = await client.get(f"{url}/destinations?card=t8&card=t1")
+    assert r.status == 400 and "once, not 2 times" in (await r.json())["detail"]
     assert (await (await client.get(url)).json())["version"] == 1
     r = await client.post(f"{url}/moves", json={"card": "TC", "to": "c"}, headers=auth(ada))
     assert r.status == 201 and (await r.json())["game"]["state"]["cells"][0] == "TC"
