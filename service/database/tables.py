@@ -121,6 +121,9 @@ games = Table(
     Column("elapsed_ms", BigInteger, nullable=True),
     # the race the game is played in (migration 0006), none for a game of its own
     Column("race_id", Uuid, ForeignKey("races.id"), nullable=True),
+    # a win played at a hand's pace, as its boards judged it (record_win, migration 0033);
+    # null for a game not won
+    Column("verified", Boolean, nullable=True),
     CheckConstraint(
         "status IN ('playing', 'won', 'blocked', 'abandoned')", name="games_status_check"
     ),

@@ -45,7 +45,8 @@ RACE_SQL: Final = (
 )
 PLAYERS_SQL: Final = (
     "SELECT p.player_id, pl.name, g.id AS game_id, g.status, g.moves, g.foundation_cards,"
-    " g.elapsed_ms, k.rank"
+    # (`verified`: a win at a hand's pace, as its boards judged it, migration 0033)
+    " g.elapsed_ms, k.rank, g.verified"
     " FROM race_players p JOIN players pl ON pl.id = p.player_id"
     " LEFT JOIN games g ON g.race_id = p.race_id AND g.player_id = p.player_id"
     " LEFT JOIN race_ranking(p.race_id) k ON k.player_id = p.player_id"
@@ -290,6 +291,7 @@ def race_view(race: dict[str, Any], players: list[dict[str, Any]]) -> dict[str, 
                 "foundation_cards": p["foundation_cards"] or 0,
                 "elapsed_ms": p["elapsed_ms"],
                 "rank": p["rank"],
+                "verified": p["verified"],
             }
             for p in players
         ],

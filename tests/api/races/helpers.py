@@ -111,6 +111,7 @@ async def race_from_creation_to_ranking(client: TestClient) -> None:
     ranks = [(p["player"]["name"], p["rank"], p["status"]) for p in over["players"]]
     assert ranks == [("ada", 1, "won"), ("bob", 2, "abandoned")]
     assert over["players"][0]["elapsed_ms"] == won["game"]["elapsed_ms"]
+    assert [p["verified"] for p in over["players"]] == [True, None]  # (no pace rule here)
     events = await race_events(client, rid, after=len(before), until_type="RaceEnded")
     kinds = [e["type"] for e in events]
     assert kinds[0] == "RaceStarted" and kinds[-1] == "RaceEnded"

@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from ..helpers import UPGRADE, auth, new_player, shortest
+from ..helpers import UPGRADE, auth, instance, new_player, shortest
 from .helpers import (
     call,
     give_up_with_a_card_up,
@@ -99,3 +99,26 @@ async def test_a_races_events_as_json_are_what_its_stream_sends_page_by_page(
     await call(client, "GET", unknown, status=404)
     await call(client, "GET", f"{unknown}?after=5", status=404)
     await call(client, "GET", "/v1/races/not-a-race/events", status=404)
+
+
+async def test_a_win_faster_than_a_hand_ranks_by_its_time_and_says_unverified(
+    db_url: str,
+) -> None:
+    """Races rank winners by time (API.md); a win played faster than a hand plays, which
+    the boards leave off, says `verified: false` beside its rank; a game not won, null."""
+    deal, line = shortest("freecell")
+    async with instance(db_url, min_median_move_ms=200) as client:  # the default
+        ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
+        race = await new_race(client, ada, deal=deal, autoplay=False, max_players=2)
+        await call(client, "POST", f"/v1/races/{race['id']}/join", bob)
+        await until(race["starts_at"], 0.01)
+        running = await call(client, "GET", f"/v1/races/{race['id']}")
+        assert [p["verified"] for p in running["players"]] == [None, None]
+        games = {p["player"]["name"]: p["game_id"] for p in running["players"]}
+        await call(client, "POST", f"/v1/games/{games['ada']}/moves", ada,
+                   {"moves": [m.to_dict() for m in line]}, 201)  # fmt: skip
+        await call(client, "POST", f"/v1/games/{games['bob']}/abandon", bob, {}, 201)
+        over = await call(client, "GET", f"/v1/races/{race['id']}")
+        assert [(p["player"]["name"], p["rank"], p["status"], p["verified"])
+                for p in over["players"]] == [("ada", 1, "won", False),
+                                              ("bob", 2, "abandoned", None)]  # fmt: skip
