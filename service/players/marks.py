@@ -157,10 +157,11 @@ _TWO_PART: Final = {
     "\u093e\u0946": "\u094a",
     "\u0abe\u0ac7": "\u0acb", "\u0abe\u0ac8": "\u0acc", "\u0abe\u0ac5": "\u0ac9",
     "\u17b6\u17c1": "\u17c4", "\u17b8\u17c1": "\u17be",
-    # Khmer's shifters before a vowel sign above, drawn below as the vowel sign U
-    **{above + shifter: above + "\u17bb" for above in "\u17b7\u17b8\u17b9\u17ba"
-       for shifter in "\u17c9\u17ca"},
 }
+# Khmer's shifters, drawn below as the vowel sign U when a vowel sign above is on their
+# letter too (`ស៊ី` and `សុី`), whatever else it holds (a reahmuk)
+_SHIFTERS: Final = frozenset("\u17c9\u17ca")
+_ABOVE: Final = frozenset("\u17b7\u17b8\u17b9\u17ba")
 # letters spelt two ways that are drawn alike, which neither NFD nor TS #39's data makes one
 # (the joiner some of them hold is left out before: names._plain), read as the second
 # spelling: Bengali's RA as BA with a nukta (`রাহুল` and `ব়াহুল`), and as Assamese's RA
@@ -284,7 +285,9 @@ def _spelt(marks: list[str]) -> str:
     """A letter's marks one way: in the order of their code points, two that are drawn as
     one as it (a mark twice stays twice: a name holding one is refused, names.marked, but
     the skeleton of a letter may end with the sign that follows it, `మ` with `ు`, and
-    `రాము` is not `రామ`)."""
+    `రాము` is not `రామ`), a Khmer shifter as U where it is drawn as it (_SHIFTERS)."""
+    if _ABOVE.intersection(marks):
+        marks = ["\u17bb" if mark in _SHIFTERS else mark for mark in marks]
     run = "".join(sorted(marks))
     for two, one in _TWO_PART.items():
         run = run.replace(two, one)
