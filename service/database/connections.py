@@ -130,6 +130,21 @@ TAKES_NO_WRITES: tuple[type[BaseException], ...] = (
 BROKEN: tuple[type[BaseException], ...] = (asyncpg.exceptions.InternalClientError,)
 
 
+def left_between_messages(exc: BaseException) -> bool:
+    """Whether `exc`, leaving a connection's user, may have come between a statement's
+    messages: asyncpg sends a statement it has not prepared on this connection as a Parse
+    (no Sync), then its Bind, Execute and Sync. A task cancelled in between (its Parse
+    answered, its Bind not sent), or an argument asyncpg cannot encode (an error of its
+    own, no answer of the server's), leaves the Sync unsent: PostgreSQL is in a transaction
+    asyncpg does not know of, which the pool's release does not end, and the connection's
+    next user meets it (a BEGIN ISOLATION LEVEL then fails: "must be called before any
+    query"). Such a connection is closed, not pooled. Errors the server answered, and the
+    service's own between statements, leave it at a Sync."""
+    if isinstance(exc, asyncio.CancelledError | asyncpg.exceptions.InterfaceError):
+        return True
+    return isinstance(exc, asyncpg.PostgresError) and getattr(exc, "severity", None) is None
+
+
 async def _keep_session(conn: asyncpg.Connection) -> None:
     """Nothing to reset when a connection goes back to the pool: every call here is one
     statement in its own transaction, and none sets session state (LISTEN runs on a

@@ -29,6 +29,7 @@ from service.database.connections import (
     TakesNoWrites,
     VersionConflict,
     current_budget,
+    left_between_messages,
     release_later,
 )
 
@@ -149,6 +150,10 @@ class Sessions:
                 except TimeoutError:  # the request is answered now (connections.release_later)
                     release_later(self.pool, conn, self._releases)
                     later = True
+                    raise
+                except BaseException as exc:
+                    if left_between_messages(exc):
+                        conn.terminate()
                     raise
                 finally:
                     if not later:
