@@ -108,10 +108,9 @@ class PageHelpers(Checked):
             return move_of(source, "f")
         below = Card(card.rank - 1, card.suit).label
         reason = f"{card.label} cannot go to its foundation before {below}"
-        if source.startswith("c"):
-            raise IllegalMove(f"{reason}, and it is in a cell already")
         if self.cell_count == 0:
             raise IllegalMove(f"{reason}, and {self.title} has no cells")
-        if None not in self.cells:
-            raise IllegalMove(f"{reason}, and every cell is full")
+        if None not in self.cells:  # (a card in a cell goes to another, pointless as that is)
+            full = "every other cell" if source.startswith("c") else "every cell"
+            raise IllegalMove(f"{reason}, and {full} is full")
         return move_of(source, CELL_NAMES[self.cells.index(None)])

@@ -19,8 +19,9 @@ def test_move_for_card() -> None:
     assert pos.move_for_card("6C", "c") == Move("t1", "c2")
     with pytest.raises(IllegalMove, match="only a single free card"):
         pos.move_for_card("8S", "auto")
-    with pytest.raises(IllegalMove, match="before J♦, and it is in a cell already"):
-        pos.move_for_card("QD", "auto")
+    # a card in a cell that cannot go up goes to another cell (API.md: "or else to a free
+    # cell"; RULES.md: "a card may go from one cell to another, pointless as that is")
+    assert pos.move_for_card("QD", "auto") == Move("c1", "c2")
     with pytest.raises(IllegalMove, match="not a run"):
         pos.move_for_card("KS", "t2")
     pos.play(Move("t3", "f"))
@@ -64,5 +65,7 @@ def test_move_to_auto() -> None:
             pos.move_to_auto("t1", count)
     with pytest.raises(IllegalMove, match="t4 is empty"):
         pos.move_to_auto("t4")
-    with pytest.raises(IllegalMove, match="in a cell already"):
-        pos.move_to_auto("c1")
+    assert pos.move_to_auto("c1") == Move("c1", "c2")
+    full = board(FreeCell, ["6S", *["*"] * 7], cells="7H 7S 7D 7C")
+    with pytest.raises(IllegalMove, match="before 6♥, and every other cell is full"):
+        full.move_to_auto("c1")
