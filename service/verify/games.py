@@ -68,12 +68,23 @@ class GameChecks:
         self.wins: dict[tuple[str, int, uuid.UUID], list[Win]] = {}
         # the boards a win belongs on, by (no undo, assisted, verified): the database's rule
         self.boards: dict[tuple[bool, bool, bool], list[str]] = {}
-        # the writes of every race's game, by game id, as the game's log has them
+        # the writes of every race's game, by game id, as the game's log has them, and its
+        # verdict (`verdict`)
         self.race_writes: dict[uuid.UUID, list[Write]] = {}
+        self.race_verdicts: dict[uuid.UUID, bool | None] = {}
+
+    def at_pace(self, pace_ms: float | None) -> bool:
+        """The pace rule (MIN_MEDIAN_MOVE_MS), on the median time between a player's moves."""
+        threshold = self.min_median_move_ms
+        return threshold <= 0 or (pace_ms or 0.0) >= threshold
 
     def verified(self, win: Win) -> bool:
-        threshold = self.min_median_move_ms
-        return threshold <= 0 or (win.pace_ms or 0.0) >= threshold
+        return self.at_pace(win.pace_ms)
+
+    def verdict(self, expected: dict[str, Any]) -> bool | None:
+        """A replayed game's verdict (`games.verified`, record_win's): the pace rule's on a
+        win, None on a game not won."""
+        return self.at_pace(expected["pace_ms"]) if expected["status"] == "won" else None
 
     async def boards_of(self, win: Win) -> list[str]:
         kind = (win.undos == 0, win.assisted, self.verified(win))
@@ -90,7 +101,7 @@ class GameChecks:
         after = uuid.UUID(int=0)
         while True:
             rows = await self.conn.fetch(
-                f"SELECT id, race_id, {', '.join(COLUMNS)} FROM games WHERE id > $1"
+                f"SELECT id, race_id, verified, {', '.join(COLUMNS)} FROM games WHERE id > $1"
                 " ORDER BY id LIMIT $2",
                 after, self.batch,
             )
@@ -123,8 +134,13 @@ class GameChecks:
                 differ(gid, what)
             for what in expected["notes"]:
                 differ(gid, what)
+            verdict = self.verdict(expected)
+            # (null on a win: one from before migration 0033 whose board entry was gone)
+            if row["verified"] is not None and row["verified"] != verdict:
+                differ(gid, f"verified: the projection says {row['verified']}, the log {verdict}")
             if row["race_id"] is not None:
                 self.race_writes[gid] = expected["writes"]
+                self.race_verdicts[gid] = verdict
             if expected["status"] == "won" and expected["elapsed_ms"] is not None:
                 key = (expected["variant"], expected["deal"], expected["player_id"])
                 self.wins.setdefault(key, []).append(

@@ -9,7 +9,9 @@ foundation cards, status); one PlayerFinished a write that brought the game to a
 while the race ran (its creation, for a deal over as dealt), with that end's status and
 elapsed_ms; one RaceEnded once over, whose
 ranking is the one API.md gives, of the games as their logs stood when the race ended.
-The games' writes come from their replay (service/verify/replay.py).
+Where PlayerFinished or a ranking's entry says `verified` (written since migration 0034),
+it is the pace rule's verdict on the game's log for a win, null for any other end. The
+games' writes and verdicts come from their replay (service/verify/games.py, replay.py).
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ RANKED = ("status", "elapsed_ms", "moves", "foundation_cards")
 
 
 async def check_races(
-    conn: asyncpg.Connection, differ: Differ, writes: Mapping[uuid.UUID, list[Write]]
+    conn: asyncpg.Connection, differ: Differ, writes: Mapping[uuid.UUID, list[Write]],
+    verdicts: Mapping[uuid.UUID, bool | None],
 ) -> int:
-    """Check every race against the writes of its games (by game id, as their logs have
-    them); how many races there were."""
+    """Check every race against the writes of its games and their verdicts (by game id,
+    as their logs have them: GameChecks); how many races there were."""
     races = await conn.fetch(
         "SELECT id, status, deal, version, starts_at, ended_at FROM races ORDER BY id"
     )
@@ -46,7 +49,8 @@ async def check_races(
             "SELECT id, player_id, deal FROM games WHERE race_id = $1 ORDER BY id", race["id"]
         )
         try:
-            found = _race(race, [dict(e) for e in events], [dict(g) for g in games], writes)
+            found = _race(race, [dict(e) for e in events], [dict(g) for g in games], writes,
+                          verdicts)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             found = [f"its log is not what the service writes: {exc!r}"]
         for what in found:
@@ -70,9 +74,11 @@ def ranking(games: Mapping[str, Write]) -> dict[str, int]:
 
 def _race(
     race: Any, events: list[dict[str, Any]], games: list[dict[str, Any]],
-    writes: Mapping[uuid.UUID, list[Write]],
+    writes: Mapping[uuid.UUID, list[Write]], verdicts: Mapping[uuid.UUID, bool | None],
 ) -> list[str]:
     wrong = []
+    # each player's game's verdict (the pace rule's, on a win; None otherwise)
+    verdict = {str(g["player_id"]): verdicts.get(uuid.UUID(str(g["id"]))) for g in games}
     seqs = [e["seq"] for e in events]
     if seqs != list(range(1, race["version"] + 1)):
         wrong.append(f"its log's seqs are not 1..{race['version']} without gaps")
@@ -125,9 +131,27 @@ def _race(
         if finished != ends:
             wrong.append(f"player {player}: PlayerFinished says {_ends(finished)}, the game's"
                          f" log {_ends(ends)}")
+        wrong += _verified(f"player {player}: PlayerFinished", said("PlayerFinished", player),
+                           verdict[player])
     ended = next((e for e in events if e["type"] == "RaceEnded"), None)
     if ended is not None:
         wrong += _ranking(ended, logs)
+        for entry in ended["data"].get("ranking") or []:
+            player = str(entry.get("player"))
+            wrong += _verified(f"RaceEnded's entry of player {player}", [entry],
+                               verdict.get(player))
+    return wrong
+
+
+def _verified(where: str, said: list[dict[str, Any]], verdict: bool | None) -> list[str]:
+    """What the events' `verified` gets wrong, where they say it: the game's verdict for
+    a win, null for any other end."""
+    wrong = []
+    for data in said:
+        expected = verdict if data.get("status") == "won" else None
+        if "verified" in data and data["verified"] != expected:
+            wrong.append(f"{where} says verified {data['verified']}, the game's log"
+                         f" {expected}")
     return wrong
 
 

@@ -31,7 +31,7 @@ async def check_all(
     games = GameChecks(conn, report, batch, min_median_move_ms)
     await games.games()
     await games.leaderboards()
-    await check_races(conn, report.differ, games.race_writes)
+    await check_races(conn, report.differ, games.race_writes, games.race_verdicts)
     await check_counts(conn, report.differ)
     return report
 

@@ -4,15 +4,29 @@ someone without a player watching, and the final ranking."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
 import pytest
 
 from .conftest import Pages, screenshot_path
-from .helpers import api_get, click_card, field, idle, shown
+from .helpers import (
+    DEAL,
+    VARIANT,
+    api_get,
+    click_card,
+    field,
+    idle,
+    new_player,
+    play,
+    post,
+    shown,
+    winning_moves,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -139,3 +153,43 @@ async def test_two_players_race_and_a_third_watches(
         )
         assert await page.inner_text("#race-when") == "Over: the final ranking"
     await watcher.screenshot(path=screenshot_path("race_over.png"), full_page=True)
+
+
+async def test_a_win_faster_than_a_hand_is_marked_unverified_in_the_ranking(
+    pages: Pages, http: aiohttp.ClientSession
+) -> None:
+    """A race's winner whose win the boards call unverified (`verified: false`, a race's
+    GET) is ranked by its time and marked so on the race panel; a verified one is not."""
+    ada, bob = await new_player(http, "ada"), await new_player(http, "bob")
+    race = await post(http, ada, "/v1/races",
+                      {"variant": VARIANT, "deal": DEAL, "starts_in_s": 3, "max_players": 2})
+    await post(http, bob, f"/v1/races/{race['id']}/join")
+    starts_in = datetime.fromisoformat(race["starts_at"]) - datetime.now(UTC)
+    await asyncio.sleep(max(0.0, starts_in.total_seconds()) + 0.2)
+    running = await api_get(http, f"/v1/races/{race['id']}")
+    games = {p["player"]["id"]: p["game_id"] for p in running["players"]}
+    assert (await play(http, ada, games[ada["id"]], winning_moves()))["status"] == "won"
+    await post(http, bob, f"/v1/games/{games[bob['id']]}/abandon")
+    over = await api_get(http, f"/v1/races/{race['id']}")
+    # (this site has no pace rule: every win is verified)
+    assert [(p["rank"], p["verified"]) for p in over["players"]] == [(1, True), (2, None)]
+
+    async def unverified(route: Any) -> None:  # the same race, ada's win judged scripted
+        answer = await route.fetch()
+        body = await answer.json()
+        for p in body["players"]:
+            if p["player"]["id"] == ada["id"]:
+                p["verified"] = False
+        await route.fulfill(response=answer, json=body)
+
+    plain, marked = await pages.new(), await pages.new()
+    await marked.route(f"**/v1/races/{race['id']}", unverified)
+    for page in (plain, marked):
+        await page.goto(f"/?race={race['id']}")
+        await page.wait_for_selector('#race[data-status="over"]')
+        await until_racers(page, "rows[arg]?.rank === '1'", ada["id"])
+    assert await plain.locator("#race [data-tag]").count() == 0
+    tagged = marked.locator(f'#race [data-racer="{ada["id"]}"] [data-tag="unverified"]')
+    assert await tagged.count() == 1
+    assert await marked.locator("#race [data-tag]").count() == 1
+    await marked.screenshot(path=screenshot_path("race_unverified.png"), full_page=True)

@@ -10,3 +10,13 @@ export function formatTime(ms) {
   const s = String(total % 60).padStart(2, "0");
   return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
+
+/** A small word beside a name: "hinted", "unverified" (style.css: .tag) */
+export function tag(text, title, kind) {
+  const node = document.createElement("span");
+  node.className = `tag ${kind}`;
+  node.textContent = text;
+  node.title = title;
+  node.dataset.tag = kind;
+  return node;
+}

@@ -4,13 +4,14 @@
 // race's stream, and the final ranking. Someone not in the race watches the racers only.
 // The welcome's race form creates a race and opens it, with its link to share.
 // The panel marks each racer with data-racer="{player id}" and their data-field="rank",
-// "moves", "foundation_cards" and "status"; the countdown is data-field="countdown".
+// "moves", "foundation_cards" and "status", a win faster than a hand plays with
+// data-tag="unverified"; the countdown is data-field="countdown".
 
 import { ApiError } from "./api.js";
 import { $, api, app, background, enqueue, OVER, say } from "./app.js";
 import { TITLES } from "./cards.js";
 import { refreshDevices } from "./panels/devices.js";
-import { formatTime } from "./format.js";
+import { formatTime, tag } from "./format.js";
 import { openGame, showWelcome } from "./table/game.js";
 import { LiveFeed } from "./live.js";
 import { refreshRecord } from "./panels/panels.js";
@@ -180,6 +181,9 @@ function racerRow(p) {
   link.textContent = p.player.name;
   name.append(link);
   if (isMe) name.append(" (you)");
+  if (p.verified === false) { // a win faster than a hand plays: ranked by its time all the same
+    name.append(" ", tag("unverified", "Played faster than a hand plays", "unverified"));
+  }
   li.append(name);
   const details = document.createElement("span");
   details.className = "details";

@@ -117,9 +117,14 @@ async def race_from_creation_to_ranking(client: TestClient) -> None:
     assert kinds[0] == "RaceStarted" and kinds[-1] == "RaceEnded"
     assert events[0]["data"]["deal"] == deal
     assert kinds.count("PlayerFinished") == 2
+    # the stream says what the race's GET says of each end, `verified` included
+    finished = [e["data"] for e in events if e["type"] == "PlayerFinished"]
+    assert [(d["player"], d["status"], d["verified"]) for d in finished] == [
+        (bob["id"], "abandoned", None), (ada["id"], "won", True)]
     # one Progress per write to a racer's game: bob's moves and abandon, ada's batch
     bob_writes = answer["game"]["moves"] + 1
     assert kinds.count("Progress") == bob_writes + 1
     ended = events[-1]["data"]["ranking"]
-    assert [(r["rank"], r["status"]) for r in ended] == [(1, "won"), (2, "abandoned")]
+    assert [(r["rank"], r["status"], r["verified"]) for r in ended] == [
+        (1, "won", True), (2, "abandoned", None)]
     assert [e["seq"] for e in before + events] == list(range(1, len(before + events) + 1))

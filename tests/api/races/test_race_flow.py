@@ -105,7 +105,8 @@ async def test_a_win_faster_than_a_hand_ranks_by_its_time_and_says_unverified(
     db_url: str,
 ) -> None:
     """Races rank winners by time (API.md); a win played faster than a hand plays, which
-    the boards leave off, says `verified: false` beside its rank; a game not won, null."""
+    the boards leave off, says `verified: false` beside its rank, in the race and in its
+    stream; a game not won, null."""
     deal, line = shortest("freecell")
     async with instance(db_url, min_median_move_ms=200) as client:  # the default
         ada, bob = await new_player(client, "ada"), await new_player(client, "bob")
@@ -122,3 +123,11 @@ async def test_a_win_faster_than_a_hand_ranks_by_its_time_and_says_unverified(
         assert [(p["player"]["name"], p["rank"], p["status"], p["verified"])
                 for p in over["players"]] == [("ada", 1, "won", False),
                                               ("bob", 2, "abandoned", None)]  # fmt: skip
+        # and so does its stream, in each PlayerFinished and in RaceEnded's ranking
+        events = await race_events(client, race["id"], until_type="RaceEnded")
+        finished = {e["data"]["player"]: e["data"]["verified"] for e in events
+                    if e["type"] == "PlayerFinished"}
+        assert finished == {ada["id"]: False, bob["id"]: None}
+        ranking = events[-1]["data"]["ranking"]
+        assert [(r["player"], r["verified"]) for r in ranking] == [(ada["id"], False),
+                                                                   (bob["id"], None)]

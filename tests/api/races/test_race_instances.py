@@ -67,7 +67,7 @@ async def test_three_racers_on_two_instances_one_wins_one_abandons_one_idles(
         assert rest[-1]["data"]["ranking"] == [
             {"player": p["player"]["id"], "rank": p["rank"], "status": p["status"],
              "elapsed_ms": p["elapsed_ms"], "moves": p["moves"],
-             "foundation_cards": p["foundation_cards"]}
+             "foundation_cards": p["foundation_cards"], "verified": p["verified"]}
             for p in over["players"]
         ]
         idle = await call(b, "GET", f"/v1/games/{games['cy']}/events")

@@ -209,9 +209,9 @@ async def test_verify_checks_automatic_moves_and_hints(client: TestClient, db_ur
 async def test_verify_recomputes_a_races_progress_finishes_and_ranking_from_the_games(
     client: TestClient, db_url: str
 ) -> None:
-    """A race's Progress, PlayerFinished and RaceEnded, each damaged in the database as a
-    bug or an attacker would: verify recomputes them from the players' game logs and
-    reports each difference; the race as written passes."""
+    """A race's Progress, PlayerFinished and RaceEnded (their `verified` too), each damaged
+    in the database as a bug or an attacker would: verify recomputes them from the
+    players' game logs and reports each difference; the race as written passes."""
     deal, line = shortest("freecell")
     ada, bob, cy = [await new_player(client, n) for n in ("ada", "bob", "cy")]
     race = await new_race(client, ada, deal=deal, autoplay=False, max_players=3)
@@ -275,6 +275,18 @@ async def test_verify_recomputes_a_races_progress_finishes_and_ranking_from_the_
         assert found == [f"{at} {ids['bob']}: PlayerFinished says won in"
                          f" {them['bob']['elapsed_ms']} ms, the game's log abandoned in"
                          f" {them['bob']['elapsed_ms']} ms"], found
+        # a win's verdict turned over: in PlayerFinished, in RaceEnded, on the game's row
+        found = await damaged(seq_of("PlayerFinished", "ada"), lambda d: d.update(verified=False))
+        assert found == [f"{at} {ids['ada']}: PlayerFinished says verified False, the game's"
+                         " log True"], found
+        found = await damaged(seq_of("RaceEnded"), lambda d: ranked(d, "bob").update(verified=True))
+        assert found == [f"race {rid}: RaceEnded's entry of player {ids['bob']} says verified"
+                         " True, the game's log None"], found
+        await conn.execute("UPDATE games SET verified = false WHERE id = $1", games["ada"])
+        found = [str(d) for d in (await verify(db_url, min_median_move_ms=0)).differences]
+        await conn.execute("UPDATE games SET verified = true WHERE id = $1", games["ada"])
+        assert found == [f"game {games['ada']}: verified: the projection says False, the log"
+                         " True"], found
         # cy's finish passed off as ada's: both players' finishes are wrong
         found = await damaged(seq_of("PlayerFinished", "cy"),
                               lambda d: d.update(player=ids["ada"]))

@@ -7,20 +7,11 @@
 
 import { ApiError } from "../api.js";
 import { TITLES } from "../cards.js";
-import { formatTime } from "../format.js";
+import { formatTime, tag } from "../format.js";
 import { Friends, followButton, setFollowing } from "./friends.js";
 import { storyUrl } from "../routing.js";
 
 const $ = (selector) => document.querySelector(selector);
-
-function tag(text, title, kind) {
-  const node = document.createElement("span");
-  node.className = `tag ${kind}`;
-  node.textContent = text;
-  node.title = title;
-  node.dataset.tag = kind;
-  return node;
-}
 
 function entryLine(entry, { player, gameId, friends }) {
   const li = document.createElement("li");
