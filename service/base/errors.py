@@ -60,6 +60,13 @@ class Unprocessable(ServiceError):
     status, title, slug = 422, "Unprocessable Content", "unprocessable"
 
 
+class ClientGone(ServiceError):
+    """A request not run because its client left (its answer would reach no one): the
+    access log's and the metrics' 499, as for a request cancelled unanswered."""
+
+    status, title, slug = 499, "Client Closed Request", "client-gone"
+
+
 class BadMoveTime(Unprocessable):
     """A move of a batch says it was played when it cannot have been (its `played_ms`:
     service/games/times.py)."""

@@ -27,7 +27,7 @@ from pydantic import (
     StrictStr,
 )
 
-from service.base.errors import BadRequest, NotFound
+from service.base.errors import BadRequest, ClientGone, NotFound
 from service.base.logs import printable
 
 EVENTS_PAGE: Final = 1000  # the most events one answer of a log's /events carries
@@ -129,6 +129,18 @@ def client_address(remote: str | None) -> str:
 def request_client(request: web.Request) -> str:
     """:func:`client_address` of a request's peer."""
     return client_address(request.remote)
+
+
+def present_client(request: web.Request) -> str:
+    """:func:`request_client`, for what a request's address alone decides: the key of a
+    request that comes with no token, the link-code tries. A client that left before its
+    address could be read (a reset as soon as the request was sent: the socket no longer
+    says its peer) is not served: its answer would reach no one, and its retry, from its
+    address, could not find what it did (ClientGone, 499)."""
+    address = request_client(request)
+    if address == "-" and (request.transport is None or request.transport.is_closing()):
+        raise ClientGone("the client left before its address could be read: nothing was done")
+    return address
 
 
 _WHOLE = re.compile(r"-?[0-9]+")

@@ -14,6 +14,7 @@ from service.base.requests import (
     idempotency,
     parse_body,
     path_id,
+    present_client,
     read_nothing,
     request_client,
 )
@@ -40,7 +41,7 @@ log = logging.getLogger("service.players")
 def address_scope(request: web.Request) -> bytes:
     """The scope of a token's key on a request that comes with no token: the client's
     address (service/players/tokens.py)."""
-    return b"address\0" + request_client(request).encode()
+    return b"address\0" + present_client(request).encode()
 
 
 async def create_player(request: web.Request) -> web.Response:
@@ -171,7 +172,7 @@ async def link_device(request: web.Request) -> web.Response:
     body is read (RATE_LINK_TRIES_PER_MINUTE, unless RATE_LIMITS=off): in this instance's
     memory, then in the database, for all instances together (players/tries.py)."""
     guesses = request.app.get(LINK_GUESSES_KEY)  # (none with RATE_LIMITS=off)
-    address = request_client(request)
+    address = present_client(request)
     try:
         if guesses is not None:  # this instance's count, then every instance's
             charge(guesses, address, "link-code tries from your address")
