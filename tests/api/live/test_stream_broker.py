@@ -87,3 +87,32 @@ async def test_a_token_signed_out_through_the_broker_is_refused_by_the_other_ins
         digest = hash_token(ipad["token"])
         await wait_for(lambda: b.app[BACKEND_KEY].players.get(digest) is None,
                        "b to hear of the sign-out")
+
+
+async def test_through_the_broker_a_conditional_get_is_the_logs_to_answer(
+    db_url: str, broker: NatsServer
+) -> None:
+    """Through the broker a commit's news leaves after it, from a task of the writer (lost
+    when the writer dies first, late while the broker is away): memory cannot tell that
+    another instance moved a game, so a conditional GET is answered by the log. B moves the
+    game and its news never leaves; A, whose copy is behind, answers 200 with the new tag,
+    then 304 for it."""
+    settings = {"events_broker": broker.url}
+    async with instances(db_url, settings, settings) as (a, b):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        paths = [f"/v1/games/{gid}", f"/v1/games/{gid}/legal-moves",
+                 f"/v1/games/{gid}/events?after=0&limit=1000"]  # fmt: skip
+        tags = []
+        for path in paths:
+            r = await a.get(path)
+            tags.append(r.headers["ETag"])
+            r = await a.get(path, headers={"If-None-Match": tags[-1]})
+            assert r.status == 304, path
+        b.app[BACKEND_KEY].committed = lambda _game, _seq: None  # (as if B died at once)
+        await write(b, ada, gid, random.Random(3))
+        for path, tag in zip(paths, tags, strict=True):
+            r = await a.get(path, headers={"If-None-Match": tag})
+            assert r.status == 200 and r.headers["ETag"] != tag, path
+            r = await a.get(path, headers={"If-None-Match": r.headers["ETag"]})
+            assert r.status == 304, path
