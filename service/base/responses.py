@@ -94,12 +94,15 @@ def private(response: R) -> R:
 def holds_tag(request: web.Request, tag: str, star: bool = True) -> bool:
     """Whether the request's If-None-Match holds `tag` (or `*`, unless not `star`): weak
     comparison, as RFC 9110 has it for If-None-Match."""
-    raw = request.headers.get("If-None-Match")
-    if raw is None:
+    lines = request.headers.getall("If-None-Match", ())
+    if not lines:
         return False
-    if raw == f'"{tag}"':  # (the usual: the one tag the client holds)
-        return True
-    offered = request.if_none_match
+    if len(lines) == 1:
+        if lines[0] == f'"{tag}"':  # (the usual: the one tag the client holds)
+            return True
+        offered = request.if_none_match
+    else:  # a list sent as several lines is one list (RFC 9110, 5.3)
+        offered = web.Request._if_match_or_none_impl(", ".join(lines))
     held = (tag, "*") if star else (tag,)
     return bool(offered) and any(e.value in held for e in offered)
 
