@@ -110,7 +110,13 @@ class PageHelpers(Checked):
         reason = f"{card.label} cannot go to its foundation before {below}"
         if self.cell_count == 0:
             raise IllegalMove(f"{reason}, and {self.title} has no cells")
-        if None not in self.cells:  # (a card in a cell goes to another, pointless as that is)
+        if None not in self.cells:
             full = "every other cell" if source.startswith("c") else "every cell"
             raise IllegalMove(f"{reason}, and {full} is full")
-        return move_of(source, CELL_NAMES[self.cells.index(None)])
+        move = move_of(source, CELL_NAMES[self.cells.index(None)])
+        if not source.startswith("c"):
+            return move
+        try:  # a card in a cell goes to another where the game allows it (FreeCell)
+            return self.check(move)
+        except IllegalMove as exc:
+            raise IllegalMove(f"{reason}, and {exc}") from None

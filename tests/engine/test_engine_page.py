@@ -32,9 +32,14 @@ def test_move_for_card() -> None:
 
 
 def test_move_for_card_one_card_games() -> None:
-    pos = board(BakersGame, ["8H 7H 6S", "9H", *["*"] * 6])
+    pos = board(BakersGame, ["8H 7H 6S", "9H", *["*"] * 6], cells="QD - - -")
     with pytest.raises(IllegalMove, match=r"7♥ is not free.*one card at a time in Baker's Game"):
         pos.move_for_card("7H", "t2")
+    # a card in a cell never goes to another in Baker's Game, `auto` included
+    with pytest.raises(IllegalMove, match="before J♦, and a card in a cell cannot go to"
+                                          " another cell in Baker's Game"):
+        pos.move_for_card("QD", "auto")
+    assert pos.move_for_card("6S", "auto") == Move("t1", "c2")
     bd = board(BakersDozen, ["8H 7H 6S", *["*"] * 12])
     with pytest.raises(IllegalMove, match="has no cells"):
         bd.move_for_card("6S", "auto")
