@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import fcntl
 import hashlib
+import re
 import struct
 import sys
 import termios
@@ -91,20 +92,32 @@ def private(response: R) -> R:
     return response
 
 
+# an entity tag in If-None-Match (RFC 9110, 8.8.3), weak or not: its opaque part
+_ENTITY_TAG = re.compile(r'(?:W/)?"([\x21\x23-\x7e\x80-\xff]*)"')
+
+
+def offered_tags(request: web.Request) -> list[str]:
+    """The tags of the request's If-None-Match, `*` as itself: every line of it, as one
+    list (RFC 9110, 5.3), empty elements and what is no tag passed over."""
+    offered = []
+    for line in request.headers.getall("If-None-Match", ()):
+        if line.strip() == "*":
+            offered.append("*")
+        else:
+            offered += _ENTITY_TAG.findall(line)
+    return offered
+
+
 def holds_tag(request: web.Request, tag: str, star: bool = True) -> bool:
     """Whether the request's If-None-Match holds `tag` (or `*`, unless not `star`): weak
     comparison, as RFC 9110 has it for If-None-Match."""
     lines = request.headers.getall("If-None-Match", ())
     if not lines:
         return False
-    if len(lines) == 1:
-        if lines[0] == f'"{tag}"':  # (the usual: the one tag the client holds)
-            return True
-        offered = request.if_none_match
-    else:  # a list sent as several lines is one list (RFC 9110, 5.3)
-        offered = web.Request._if_match_or_none_impl(", ".join(lines))
+    if len(lines) == 1 and lines[0] == f'"{tag}"':  # (the usual: the one tag the client holds)
+        return True
     held = (tag, "*") if star else (tag,)
-    return bool(offered) and any(e.value in held for e in offered)
+    return any(offered in held for offered in offered_tags(request))
 
 
 def not_modified(request: web.Request, tag: str) -> web.Response | None:

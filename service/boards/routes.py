@@ -105,7 +105,7 @@ async def board(request: web.Request) -> web.Response:
     variant, deal, kind, limit, cursor, _, around = asked
     if asked.public:  # its 304 from memory while it is known current
         key = _page_key(asked)
-        if request.if_none_match and (unchanged := await not_modified_from_memory(
+        if "If-None-Match" in request.headers and (unchanged := await not_modified_from_memory(
             request, _known_page(backend, key), backend
         )) is not None:  # fmt: skip
             return unchanged

@@ -89,7 +89,7 @@ def _known_page(backend: Backend, request: web.Request, path: Mapping[str, str])
 async def _unchanged(request: web.Request, known: Recall) -> web.Response | None:
     """A 304 from memory, with no round trip to the log (responses.not_modified_from_memory),
     else None. The front gives it before the app when it can (service/serving/front.py)."""
-    if not request.if_none_match:
+    if "If-None-Match" not in request.headers:
         return None
     backend = request.app[BACKEND_KEY]
     return await not_modified_from_memory(
