@@ -287,6 +287,17 @@ async def test_verify_recomputes_a_races_progress_finishes_and_ranking_from_the_
         await conn.execute("UPDATE games SET verified = true WHERE id = $1", games["ada"])
         assert found == [f"game {games['ada']}: verified: the projection says False, the log"
                          " True"], found
+        # a win from before migration 0033 whose row kept no verdict (null), in a race
+        # that ended after 0034 (RaceEnded copies the null; PlayerFinished has no field)
+        finish = seq_of("PlayerFinished", "ada")
+        strip = "UPDATE race_events SET data = data - 'verified' WHERE race_id = $1 AND seq = $2"
+        await conn.execute(strip, rid, finish)
+        await conn.execute("UPDATE games SET verified = NULL WHERE id = $1", games["ada"])
+        found = await damaged(seq_of("RaceEnded"), lambda d: ranked(d, "ada").update(verified=None))
+        await conn.execute("UPDATE games SET verified = true WHERE id = $1", games["ada"])
+        await conn.execute("UPDATE race_events SET data = data || '{\"verified\": true}'"
+                           " WHERE race_id = $1 AND seq = $2", rid, finish)  # fmt: skip
+        assert found == [], found
         # cy's finish passed off as ada's: both players' finishes are wrong
         found = await damaged(seq_of("PlayerFinished", "cy"),
                               lambda d: d.update(player=ids["ada"]))
