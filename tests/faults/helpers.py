@@ -120,16 +120,16 @@ class ServiceProcess:
 
     def kill(self) -> None:
         """SIGKILL, and wait until the process is gone."""
-        self.signal(signal.SIGKILL)
-        assert self.proc is not None
-        self.proc.wait(10)
+        self.signal(signal.SIGKILL)  # (which asserts there is one)
+        self.proc.wait(10)  # type: ignore[union-attr]
 
     async def exited(self, timeout: float) -> int:
         assert self.proc is not None
         deadline = time.monotonic() + timeout
         while self.proc.poll() is None:
             if time.monotonic() > deadline:
-                raise AssertionError(f"the service was still running after {timeout} s")
+                raise AssertionError(f"the service was still running after {timeout} s, its"
+                                     f" processes {self.group()}:\n{self.output()[-3000:]}")
             await asyncio.sleep(0.02)
         return self.proc.returncode
 
