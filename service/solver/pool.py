@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import forkserver
+from multiprocessing import forkserver, resource_tracker
 from typing import Any
 
 import orjson
@@ -195,18 +195,21 @@ def make_pool(workers: int) -> ProcessPoolExecutor:
 
 def _start_forkserver() -> None:
     """multiprocessing's fork server (and its resource tracker), started now with the
-    group's signals ignored, which they and the search processes they make keep: a
-    Ctrl-C would end them under the requests waiting for a search (a 500 each)."""
+    group's signals blocked, which they and the search processes they make keep (a
+    process inherits what its parent blocks): a Ctrl-C would end them under the requests
+    waiting for a search (a 500 each). Blocked in this thread only, as multiprocessing
+    starts its resource tracker: the service's own handlers stay set, and a signal that
+    comes meanwhile waits or goes to another thread. (Set to be ignored, as they were, a
+    SIGTERM that came in those milliseconds was lost: the worker served on.)"""
     if threading.current_thread() is not threading.main_thread():
-        return  # (signals are the main thread's to set: started as multiprocessing does)
-    kept = {sig: signal.getsignal(sig) for sig in GROUP_SIGNALS}
+        return  # (started as multiprocessing does)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, GROUP_SIGNALS)
     try:
-        for sig in GROUP_SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
+        resource_tracker.ensure_running()  # (which unblocks SIGINT and SIGTERM after it)
+        signal.pthread_sigmask(signal.SIG_BLOCK, GROUP_SIGNALS)
         forkserver.ensure_running()
     finally:
-        for sig, handler in kept.items():
-            signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _context() -> Any:
