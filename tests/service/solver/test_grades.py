@@ -11,13 +11,13 @@ import pytest
 
 from engine import VARIANTS
 from service.deals.grades import GRADES, DealGrades, grades
-from service.deals.table import table
+from service.deals.table import DealTable
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_every_solvable_deal_has_a_grade_and_each_grade_a_quarter(variant: str) -> None:
     graded = grades(variant)
-    solvable = table(variant)
+    solvable = DealTable.load(variant)  # (as shipped: not what this process learned since)
     assert len(graded.letters) == solvable.checked == 32000
     counts: Counter[str | None] = Counter()
     for deal in range(1, 32001):
