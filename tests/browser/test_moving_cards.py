@@ -195,6 +195,15 @@ async def test_double_click_sends_a_card_up_or_to_a_cell(
     assert game["state"]["cells"][0] == card
     assert game["moves"] == 2
 
+    # that card, in its cell, only goes up: a double click says why it cannot yet, and
+    # does not spend a move on another free cell
+    await click_card(page, card, double=True)
+    await idle(page)
+    assert "error" in (await page.get_attribute("#message", "class") or "")
+    game = await same_as_api(page, http, game_id)
+    assert game["state"]["cells"][0] == card
+    assert game["moves"] == 2
+
 
 def _rank(card: str) -> int:
     return {"A": 1, "T": 10, "J": 11, "Q": 12, "K": 13}.get(card[0]) or int(card[0])

@@ -7,7 +7,7 @@ import { canPlay, clearSelection, selectCard, selectPile } from "./choose.js";
 import { startGame } from "./game.js";
 import { refreshDaily } from "../panels/panels.js";
 import {
-  autoMove, flushMoves, giveUp, hint, moveSelectionTo, queueMove, redo, undo,
+  autoMove, doubleTapMove, flushMoves, giveUp, hint, moveSelectionTo, queueMove, redo, undo,
 } from "./play.js";
 import { dealFrom } from "../routing.js";
 import { pileCards } from "../state.js";
@@ -24,7 +24,7 @@ async function tap(pile, card, time) {
   const last = app.lastTap;
   app.lastTap = null;
   if (card && last && last.card === card && time - last.time < DOUBLE_TAP_MS) {
-    await autoMove(card); // double tap: to the foundation, or else a free cell
+    await autoMove(card); // double tap: up, or else to a free cell
     return;
   }
   if (!sel) {
@@ -199,7 +199,7 @@ function onTableClick(event) {
       && !last.entry.started) {
     last.entry.cancelled = true;
     lastClick = null;
-    queueMove({ card, to: "auto" });
+    queueMove(doubleTapMove(card));
     enqueue(flushMoves);
     return;
   }

@@ -9,7 +9,7 @@ import { $, api, app, say } from "../app.js";
 import { cardName, pileName } from "../cards.js";
 import { canPlay, legalNow } from "./choose.js";
 import { reload, showEvents } from "./game.js";
-import { firstEmptyCell, pileCards } from "../state.js";
+import { firstEmptyCell, locate, pileCards } from "../state.js";
 import { refreshMarks, updateAssisted, updateButtons } from "./view.js";
 
 const MOVED_ON = "The game had moved on (in another window?); it is up to date now.";
@@ -95,11 +95,18 @@ export async function moveSelectionTo(target) {
   }));
 }
 
-/** A card to its foundation, or else a free cell (a double tap). */
+/** A double tap's move: a card to its foundation, or else a free cell; a card already in a
+ * cell only goes up (to another cell would spend a move for nothing). */
+export function doubleTapMove(card) {
+  const parked = app.state && locate(app.state, card)?.pile[0] === "c";
+  return { card, to: parked ? "f" : "auto" };
+}
+
+/** A double tap's move, sent at once. */
 export async function autoMove(card) {
   if (!canPlay()) return;
   const g = app.game;
-  await send(() => api.move(g.id, { card, to: "auto", expected_version: g.version }));
+  await send(() => api.move(g.id, { ...doubleTapMove(card), expected_version: g.version }));
 }
 
 export async function undo() {
