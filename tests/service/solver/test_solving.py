@@ -285,9 +285,9 @@ async def test_a_deeper_search_gives_its_worker_up_after_half_the_services_budge
     """One worker, busy with a search of 5 s (a deeper one, nobody waiting for it): a hint
     of another player, or of its own (players behind one address share an owner), gets
     the worker after half the service's budget, not half of those 5 s, and its answer (a
-    budget of 1 s: the hint's search, 0.1 s of CPU here, has the other half, enough on a
-    loaded machine)."""
-    solver = Solver(1.0, capacity=100, library=False,
+    budget of 2 s: the hint's search, 0.1 s of CPU here, has the other half, enough on a
+    machine loaded threefold; 1 s was not)."""
+    solver = Solver(2.0, capacity=100, library=False,
                     executor_factory=lambda: ThreadPoolExecutor(1))
     try:
         cls = VARIANTS["bakers_dozen"]
