@@ -16,7 +16,7 @@ import aiohttp_cors
 from aiohttp import web
 
 from service.base import meta
-from service.base.backend import Backend, GameCache, Lru
+from service.base.backend import Backend, GameCache, Lru, stream_read_turns
 from service.base.keys import (
     BACKEND_KEY,
     DSN_KEY,
@@ -129,6 +129,7 @@ def database_ctx(settings: Settings):  # type: ignore[no-untyped-def]
             games=GameCache(settings.cache_games),
             players=Lru(settings.cache_tokens),
             max_game_events=settings.max_game_events,
+            stream_reads=asyncio.Semaphore(stream_read_turns(settings.pool_max)),
             cursor_key=hmac.new(app[LINK_KEY], b"board cursors", hashlib.sha256).digest(),
         )
         app[HEALTH_KEY] = health = HealthProbe(

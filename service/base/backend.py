@@ -118,6 +118,12 @@ class Backend:
     replays: dict[uuid.UUID, asyncio.Future[None]] = field(default_factory=dict)
     # held by each read of a game's whole log (positions.fresh): two at a time
     whole_reads: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
+    # held by each statement of a live stream's opening and catch-up (its log's pages, the
+    # check of its `after`: service/live/sockets.py, in_turn), a few at a time, so that
+    # streams opened by the dozen at once leave most of the pool to the other requests,
+    # which would otherwise wait for a connection behind every page of theirs (create_app
+    # sizes it by POOL_MAX: stream_read_turns)
+    stream_reads: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
     # the games read whole from their log since this instance began, found or not (/metrics)
     logs_replayed: int = 0
     # the live-event listener's connection now (a number that changes with every connection
@@ -166,3 +172,11 @@ class Backend:
         feed = self.race_feeds.get(race_id)
         if feed is not None:
             feed.wake.set()
+
+
+def stream_read_turns(pool_max: int) -> int:
+    """How many statements of live streams' catch-up may hold a pool connection at once
+    (Backend.stream_reads): a quarter of the pool, at least 2 (and never more than half):
+    the rows a page brings are decoded and sent on the event loop, so more at once would
+    not send them sooner."""
+    return max(1, min(pool_max // 2, max(2, pool_max // 4)))

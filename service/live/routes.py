@@ -9,7 +9,6 @@ message and close code 4000 when its client fell behind, 1001 when this instance
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 from aiohttp import web
 
@@ -27,6 +26,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
     ws = sockets.websocket(request, f"GET /v1/games/{gid}/events gives the stored events as JSON")
     hub = request.app[HUB_KEY]
     store = request.app[BACKEND_KEY].store
+    turns = request.app[BACKEND_KEY].stream_reads
     streams = request.app[STREAMS_KEY]
     # subscribe first, then read the log: an event committed in between arrives both ways
     # and the sender drops the second copy
@@ -35,9 +35,10 @@ async def stream(request: web.Request) -> web.StreamResponse:
     limiter = request.app.get(LIMITS_KEY)
     address = request_client(request)
     try:
-        backlog = await store.read_events(gid, after, BACKLOG_PAGE)
+        async with sockets.in_turn(turns, store.timeout):
+            backlog = await store.read_events(gid, after, BACKLOG_PAGE)
+            last = None if backlog else (await store.versions([gid])).get(gid)
         if not backlog:
-            last = (await store.versions([gid])).get(gid)
             if last is None:
                 raise NotFound(f"there is no game with id {gid}")
             if after > last:  # a client ahead of the log would wait for events it has
@@ -48,13 +49,15 @@ async def stream(request: web.Request) -> web.StreamResponse:
         if limiter is not None:
             limiter.read_events(address, len(backlog))
         await sockets.prepare(request, ws)
-        sub.direct = _direct_writer(request, ws)
+        sub.direct = sockets.direct_writer(request, ws)
 
         async def pace(events: int) -> None:
             if limiter is not None:
                 await limiter.pace_events(address, events)
 
-        read = functools.partial(store.read_events, gid)
+        read = sockets.taking_turns(
+            turns, lambda: store.timeout, functools.partial(store.read_events, gid)
+        )
         send = sockets.send_log(ws, sub, read, BACKLOG_PAGE, backlog, pace)
         await sockets.serve(request, ws, sub, send, f"game {gid}")
     finally:
@@ -66,23 +69,6 @@ async def stream(request: web.Request) -> web.StreamResponse:
 # a new stream's stored events are read and sent this many at a time, so that a long log
 # costs memory in proportion to a page, not to the log
 BACKLOG_PAGE = 1000
-
-
-def _direct_writer(request: web.Request, ws: web.WebSocketResponse) -> Callable[[bytes], bool]:
-    """Frames straight to the socket (the hub's fast path for a subscriber whose handler is
-    idle): only while the socket is open and its buffer under WRITE_BUFFER; otherwise
-    False, and the events go through the subscriber's queue and send_str, which waits for
-    room (so a stuck client still overflows its queue)."""
-
-    def write(data: bytes) -> bool:
-        transport = request.transport
-        if (ws.closed or transport is None or transport.is_closing()
-                or transport.get_write_buffer_size() > sockets.WRITE_BUFFER):  # fmt: skip
-            return False
-        transport.write(data)
-        return True
-
-    return write
 
 
 async def close_streams(app: web.Application) -> None:

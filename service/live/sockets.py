@@ -13,7 +13,7 @@ import contextlib
 import logging
 import socket
 import struct
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -21,8 +21,9 @@ from aiohttp import web
 
 from service.base.errors import BadRequest, ServiceError, UpgradeRequired
 from service.base.keys import METRICS_KEY, SETTINGS_KEY
+from service.database.connections import DatabaseUnavailable
 from service.database.statements import StoredEvent
-from service.live.subscriptions import Item, Subscription, event_message
+from service.live.subscriptions import Item, Subscription, event_message, text_frame
 
 log = logging.getLogger("service.stream")
 
@@ -99,6 +100,23 @@ async def prepare(request: web.Request, ws: web.WebSocketResponse) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WRITE_BUFFER)
 
 
+def direct_writer(request: web.Request, ws: web.WebSocketResponse) -> Callable[[bytes], bool]:
+    """Frames straight to the socket (the hub's fast path for a subscriber whose handler is
+    idle, and the catch-up's: _send_items): only while the socket is open and its buffer
+    under WRITE_BUFFER; otherwise False, and the events go through send_str, which waits
+    for room (so a stuck client still overflows its queue)."""
+
+    def write(data: bytes) -> bool:
+        transport = request.transport
+        if (ws.closed or transport is None or transport.is_closing()
+                or transport.get_write_buffer_size() > WRITE_BUFFER):  # fmt: skip
+            return False
+        transport.write(data)
+        return True
+
+    return write
+
+
 async def serve(
     request: web.Request,
     ws: web.WebSocketResponse,
@@ -159,6 +177,36 @@ async def _taken_or_cut(request: web.Request) -> None:
 ReadLog = Callable[[int, int], Awaitable[list[StoredEvent]]]
 
 
+@contextlib.asynccontextmanager
+async def in_turn(turns: asyncio.Semaphore, wait: float) -> AsyncIterator[None]:
+    """A turn of the live streams' few at the database (Backend.stream_reads), for a
+    statement of a stream's opening or catch-up: sixty-four streams opened at once, each
+    reading pages of its log, would otherwise take every connection of the pool, and the
+    other requests (a move, a game's GET) would wait behind all their pages. Waited for
+    `wait` seconds (DB_TIMEOUT) at most, as a connection is: DatabaseUnavailable then."""
+    try:
+        async with asyncio.timeout(wait):
+            await turns.acquire()
+    except TimeoutError:
+        raise DatabaseUnavailable(
+            f"other live streams' logs were still being read after {wait:g} s (DB_TIMEOUT)"
+        ) from None
+    try:
+        yield
+    finally:
+        turns.release()
+
+
+def taking_turns(turns: asyncio.Semaphore, wait: Callable[[], float], read: ReadLog) -> ReadLog:
+    """`read`, each call in a turn (:func:`in_turn`; `wait`: its seconds, asked at each)."""
+
+    async def read_in_turn(after: int, limit: int) -> list[StoredEvent]:
+        async with in_turn(turns, wait()):
+            return await read(after, limit)
+
+    return read_in_turn
+
+
 async def send_log(
     ws: web.WebSocketResponse,
     sub: Subscription,
@@ -196,12 +244,33 @@ async def send_log(
 
 
 async def _send_items(ws: web.WebSocketResponse, sub: Subscription, items: list[Item]) -> None:
-    for seq, text in items:
-        if seq == sub.last + 1:
-            # an uncompressed frame is in the transport before send_str's first await (it
-            # may then wait for the buffer to drain): from here on, the client has it
-            sub.last = seq
-            await ws.send_str(text)
+    """The items past the subscriber's last, in order. While the socket has room
+    (sub.direct), a buffer's worth of them at a time is framed here and written at once,
+    and the event loop is handed over between two: a page of 1000 events is then a dozen
+    writes, not 1000 send_str (a system call each) in one go, which held every other
+    request back for tens of milliseconds a page when dozens of streams caught up at once."""
+    i, n = 0, len(items)
+    while i < n:
+        first = items[i][0]
+        if first != sub.last + 1:
+            i += 1  # sent already
+            continue
+        j, size = i, 0  # the run of consecutive seqs from `first`, a buffer's worth at most
+        while j < n and size < WRITE_BUFFER and items[j][0] == first + (j - i):
+            size += len(items[j][1])
+            j += 1
+        run = items[i:j]
+        if sub.direct is not None and sub.direct(b"".join(text_frame(t) for _, t in run)):
+            sub.last = run[-1][0]
+        else:  # no room: one at a time, each waiting for room as it needs
+            for seq, text in run:
+                # an uncompressed frame is in the transport before send_str's first await
+                # (it may then wait for the buffer to drain): from here on, the client has it
+                sub.last = seq
+                await ws.send_str(text)
+        i = j
+        if i < n:
+            await asyncio.sleep(0)
 
 
 async def read_until_closed(ws: web.WebSocketResponse) -> None:

@@ -88,16 +88,21 @@ async def stream(request: web.Request) -> web.StreamResponse:
     after = after_query(request, MAX_SEQ)
     ws = sockets.websocket(request, f"GET /v1/races/{rid} gives the race as JSON")
     backend = request.app[BACKEND_KEY]
-    race = await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade
+    async with sockets.in_turn(backend.stream_reads, backend.store.timeout):
+        race = await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade
     if after > race["version"]:  # a client ahead of the log would wait for events it has
         raise BadRequest(f"after={after} is past the race's last event, {race['version']}:"
                          f" ask with ?after={race['version']} or less")
     await sockets.prepare(request, ws)
     me = feeds.watch(backend, rid, after, request.app[SETTINGS_KEY].ws_queue)
+    me.direct = sockets.direct_writer(request, ws)  # (for its catch-up: the feed queues)
     streams = request.app[RACE_STREAMS_KEY]
     streams[ws] = me  # from here on, a shutdown ends this stream too
     try:
-        read = functools.partial(races.read_events, backend, rid)
+        read = sockets.taking_turns(
+            backend.stream_reads, lambda: backend.store.timeout,
+            functools.partial(races.read_events, backend, rid),
+        )  # fmt: skip
         send = sockets.send_log(ws, me, read, feeds.PAGE)
         await sockets.serve(request, ws, me, send, f"race {rid}")
     finally:

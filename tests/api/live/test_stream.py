@@ -14,6 +14,8 @@ import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient
 
+from service.base.backend import stream_read_turns
+from service.base.keys import BACKEND_KEY
 from service.live.hub import HUB_KEY, STREAMS_KEY
 
 from ..helpers import UPGRADE, new_game, new_player
@@ -186,6 +188,43 @@ async def test_200_subscribers_on_one_game_receive_everything(
         finally:
             for s in sessions:
                 await s.close()
+
+
+async def test_streams_opened_at_once_leave_the_pool_to_other_requests(db_url: str) -> None:
+    """Thirty-two streams opened together read their logs a few at a time, not one
+    connection each: a move or a game's GET meanwhile finds a connection free instead of
+    waiting behind every stream's pages (each stream's whole log still arrives)."""
+    async with instances(db_url, {"pool_min": 1, "pool_max": 4}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=5, autoplay=True))["id"]
+        rng = random.Random(5)
+        for _ in range(6):
+            await write(a, ada, gid, rng)
+        stored = as_json(await events_of(a, gid))
+        store = a.app[BACKEND_KEY].store
+        reading, most = 0, 0
+
+        def counted(read):  # type: ignore[no-untyped-def]
+            async def counting(*args):  # type: ignore[no-untyped-def]
+                nonlocal reading, most
+                reading += 1
+                most = max(most, reading)
+                try:
+                    return await read(*args)
+                finally:
+                    reading -= 1
+
+            return counting
+
+        store.read_events = counted(store.read_events)
+        store.versions = counted(store.versions)
+        sockets = await asyncio.gather(
+            *(a.ws_connect(f"/v1/games/{gid}/stream") for _ in range(32))
+        )
+        received = await asyncio.gather(*(receive(ws, len(stored)) for ws in sockets))
+        assert all(r == stored for r in received)
+        await asyncio.gather(*(ws.close() for ws in sockets))
+        assert most == stream_read_turns(4) == 2
 
 
 # LISTEN's own faults: these pin the transport to LISTEN/NOTIFY, whatever EVENTS_BROKER
