@@ -56,7 +56,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
                 await limiter.pace_events(address, events)
 
         read = sockets.taking_turns(
-            turns, lambda: store.timeout, functools.partial(store.read_events, gid)
+            turns, lambda: store.timeout, functools.partial(store.read_events, gid), sub.ended
         )
         send = sockets.send_log(ws, sub, read, BACKLOG_PAGE, backlog, pace)
         await sockets.serve(request, ws, sub, send, f"game {gid}")

@@ -178,31 +178,46 @@ ReadLog = Callable[[int, int], Awaitable[list[StoredEvent]]]
 
 
 @contextlib.asynccontextmanager
-async def in_turn(turns: asyncio.Semaphore, wait: float) -> AsyncIterator[None]:
+async def in_turn(
+    turns: asyncio.Semaphore, wait: float, stop: asyncio.Event | None = None
+) -> AsyncIterator[bool]:
     """A turn of the live streams' few at the database (Backend.stream_reads), for a
     statement of a stream's opening or catch-up: sixty-four streams opened at once, each
     reading pages of its log, would otherwise take every connection of the pool, and the
-    other requests (a move, a game's GET) would wait behind all their pages. Waited for
-    `wait` seconds (DB_TIMEOUT) at most, as a connection is: DatabaseUnavailable then."""
+    other requests (a move, a game's GET) would wait behind all their pages. Says True,
+    the turn held; False, nothing held, when `stop` (the subscription's end) came first.
+    The wait for a turn has `wait` seconds (DB_TIMEOUT), as the wait for a connection
+    that follows has its own: DatabaseUnavailable then."""
+    waits: list[asyncio.Future[object]] = [asyncio.ensure_future(turns.acquire())]
+    if stop is not None:
+        waits.append(asyncio.ensure_future(stop.wait()))
     try:
-        async with asyncio.timeout(wait):
-            await turns.acquire()
-    except TimeoutError:
+        await asyncio.wait(waits, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()  # (a turn granted meanwhile goes back: Semaphore.acquire's own rule)
+    taken = waits[0].done() and not waits[0].cancelled()
+    if not taken and (stop is None or not stop.is_set()):
         raise DatabaseUnavailable(
             f"other live streams' logs were still being read after {wait:g} s (DB_TIMEOUT)"
-        ) from None
+        )
     try:
-        yield
+        yield taken
     finally:
-        turns.release()
+        if taken:
+            turns.release()
 
 
-def taking_turns(turns: asyncio.Semaphore, wait: Callable[[], float], read: ReadLog) -> ReadLog:
-    """`read`, each call in a turn (:func:`in_turn`; `wait`: its seconds, asked at each)."""
+def taking_turns(
+    turns: asyncio.Semaphore, wait: Callable[[], float], read: ReadLog, stop: asyncio.Event
+) -> ReadLog:
+    """`read`, each call in a turn (:func:`in_turn`; `wait`: its seconds, asked at each);
+    nothing read once `stop` is set (the subscription ended: what it still had to send is
+    not wanted, and its goodbye does not wait for a turn)."""
 
     async def read_in_turn(after: int, limit: int) -> list[StoredEvent]:
-        async with in_turn(turns, wait()):
-            return await read(after, limit)
+        async with in_turn(turns, wait(), stop) as taken:
+            return await read(after, limit) if taken else []
 
     return read_in_turn
 

@@ -101,7 +101,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
     try:
         read = sockets.taking_turns(
             backend.stream_reads, lambda: backend.store.timeout,
-            functools.partial(races.read_events, backend, rid),
+            functools.partial(races.read_events, backend, rid), me.ended,
         )  # fmt: skip
         send = sockets.send_log(ws, me, read, feeds.PAGE)
         await sockets.serve(request, ws, me, send, f"race {rid}")

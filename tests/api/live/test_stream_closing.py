@@ -9,9 +9,11 @@ import struct
 
 import aiohttp
 import orjson
+import pytest
 from aiohttp.test_utils import TestClient
 
-from service.base.keys import METRICS_KEY
+from service.base.keys import BACKEND_KEY, METRICS_KEY
+from service.live import routes as stream_routes
 from service.live.hub import STREAMS_KEY
 from service.races.routes import RACE_STREAMS_KEY
 
@@ -119,6 +121,50 @@ async def test_shutdown_says_where_to_resume_and_closes_with_1001(db_url: str) -
             msg = await ws.receive(timeout=WAIT)
             assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1001
             assert "?after=1" in msg.extra
+            await closing
+
+
+async def test_streams_waiting_for_their_turn_at_the_log_say_goodbye_at_shutdown(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Streams still catching up, most of them waiting for a turn to read their next page
+    (two turns for a pool of four, each page's read slowed here), are each told where to
+    resume and closed with 1001 at shutdown, not cut off while they wait."""
+    monkeypatch.setattr(stream_routes, "BACKLOG_PAGE", 2)
+    async with instances(db_url, {"pool_min": 1, "pool_max": 4}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+        for _ in range(6):  # a card from cell to cell, and back
+            r = await a.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"},
+                             headers=auth(ada))  # fmt: skip
+            assert r.status == 201
+            r = await a.post(f"/v1/games/{gid}/undo", json={}, headers=auth(ada))
+            assert r.status == 201
+        store = a.app[BACKEND_KEY].store
+        read = store.read_events
+
+        async def slowly(game_id, after, limit):  # type: ignore[no-untyped-def]
+            if after > 0:  # (the first page, read before the upgrade, comes at once)
+                await asyncio.sleep(0.5)
+            return await read(game_id, after, limit)
+
+        store.read_events = slowly
+        async with aiohttp.ClientSession() as session:
+            sockets = await asyncio.gather(*(
+                session.ws_connect(a.make_url(f"/v1/games/{gid}/stream")) for _ in range(8)
+            ))  # fmt: skip
+            await asyncio.gather(*(receive(ws, 2) for ws in sockets))
+            closing = asyncio.create_task(a.server.close())
+            for ws in sockets:
+                last, data = 2, {}
+                while data.get("type") != "reconnect":
+                    last = data.get("seq", last)
+                    msg = await ws.receive(timeout=WAIT)
+                    assert msg.type is aiohttp.WSMsgType.TEXT, f"cut off, no goodbye: {msg}"
+                    data = orjson.loads(msg.data)
+                assert data["after"] == last
+                msg = await ws.receive(timeout=WAIT)
+                assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1001
             await closing
 
 
