@@ -94,6 +94,41 @@ async def test_moves_made_while_one_is_on_its_way_go_in_one_batch(
         assert card in game["state"]["cells"] or game["state"]["foundations"][card[-1]] >= 1
 
 
+async def test_a_double_tap_waiting_its_turn_is_read_on_the_layout_it_meets(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """A card double-tapped up to a cell, then double-tapped again while that move is on
+    its way: by the time the second tap is sent the card is in its cell, where it only
+    goes up, and cannot yet; nothing of it is sent, and the tap made after it goes alone."""
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    first, second = [column[-1] for column in (await shown(page))["tableau"][:2]]
+    posts: list[Any] = []
+    page.on("request", lambda r: posts.append(r.post_data_json) if r.method == "POST"
+            and r.url.endswith(f"/v1/games/{game_id}/moves") else None)  # fmt: skip
+    in_flight = asyncio.Event()
+
+    async def slow_first(route: Any) -> None:
+        if not in_flight.is_set():
+            in_flight.set()
+            await asyncio.sleep(3)
+        await route.continue_()
+
+    await page.route(f"**/v1/games/{game_id}/moves", slow_first)
+    await double_click(page, first)
+    await asyncio.wait_for(in_flight.wait(), 15)
+    await double_click(page, first)  # (still drawn in its column)
+    await double_click(page, second)
+    await idle(page)
+
+    assert posts == [
+        {"card": first, "to": "auto", "expected_version": 1},
+        {"card": second, "to": "auto", "expected_version": 2},
+    ], posts
+    game = await same_as_api(page, http, game_id)
+    assert game["state"]["cells"][:2] == [first, second]
+    assert game["moves"] == 2
+
+
 async def test_a_refused_batch_says_which_move_and_shows_the_game_again(
     page: Any, http: aiohttp.ClientSession
 ) -> None:

@@ -7,7 +7,7 @@ import { canPlay, clearSelection, selectCard, selectPile } from "./choose.js";
 import { startGame } from "./game.js";
 import { refreshDaily } from "../panels/panels.js";
 import {
-  autoMove, doubleTapMove, flushMoves, giveUp, hint, moveSelectionTo, queueMove, redo, undo,
+  autoMove, flushMoves, giveUp, hint, moveSelectionTo, queueMove, redo, undo,
 } from "./play.js";
 import { dealFrom } from "../routing.js";
 import { pileCards } from "../state.js";
@@ -199,7 +199,7 @@ function onTableClick(event) {
       && !last.entry.started) {
     last.entry.cancelled = true;
     lastClick = null;
-    queueMove(doubleTapMove(card));
+    queueMove({ card, doubleTap: true }); // read when sent (play.js, flushMoves)
     enqueue(flushMoves);
     return;
   }

@@ -6,7 +6,7 @@
 
 import { ApiError } from "../api.js";
 import { $, api, app, say } from "../app.js";
-import { cardName, pileName } from "../cards.js";
+import { cardName, cardText, pileName, rankOf, suitOf } from "../cards.js";
 import { canPlay, legalNow } from "./choose.js";
 import { reload, showEvents } from "./game.js";
 import { firstEmptyCell, locate, pileCards } from "../state.js";
@@ -69,7 +69,10 @@ export function queueMove(move) {
 export async function flushMoves() {
   const waiting = outbox.splice(0);
   const g = app.game;
-  const moves = waiting.filter((item) => g && item.gameId === g.id).map((item) => item.move);
+  // a double tap is read on the layout the earlier answers left, now shown
+  const moves = waiting.filter((item) => g && item.gameId === g.id)
+    .map((item) => (item.move.doubleTap ? doubleTapMove(item.move.card) : item.move))
+    .filter(Boolean);
   if (!moves.length || !canPlay()) return;
   if (moves.length === 1) {
     await send(() => api.move(g.id, { ...moves[0], expected_version: g.version }));
@@ -95,18 +98,25 @@ export async function moveSelectionTo(target) {
   }));
 }
 
-/** A double tap's move: a card to its foundation, or else a free cell; a card already in a
- * cell only goes up (to another cell would spend a move for nothing). */
+/** A double tap's move, on the layout shown: a card to its foundation, or else a free
+ * cell; a card already in a cell only goes up (to another cell would spend a move for
+ * nothing), and when it cannot yet, the page says so and nothing is sent (null). */
 export function doubleTapMove(card) {
   const parked = app.state && locate(app.state, card)?.pile[0] === "c";
-  return { card, to: parked ? "f" : "auto" };
+  if (!parked) return { card, to: "auto" };
+  const rank = rankOf(card);
+  if ((app.state.foundations[suitOf(card)] || 0) === rank - 1) return { card, to: "f" };
+  say(`The ${cardName(card)} cannot go up before the `
+    + `${cardName(cardText(rank - 1, suitOf(card)))}.`, "error");
+  return null;
 }
 
 /** A double tap's move, sent at once. */
 export async function autoMove(card) {
   if (!canPlay()) return;
   const g = app.game;
-  await send(() => api.move(g.id, { ...doubleTapMove(card), expected_version: g.version }));
+  const move = doubleTapMove(card);
+  if (move) await send(() => api.move(g.id, { ...move, expected_version: g.version }));
 }
 
 export async function undo() {
