@@ -43,6 +43,21 @@ async def double_click(page: Any, card: str) -> None:
     await page.dblclick(f'#table [data-card="{card}"]', position={"x": 10, "y": 6})
 
 
+async def slow_first_move(page: Any, game_id: str) -> asyncio.Event:
+    """A slow network: the answer to the game's first move takes three seconds to come;
+    the event is set once that move is on its way."""
+    in_flight = asyncio.Event()
+
+    async def slow_first(route: Any) -> None:
+        if not in_flight.is_set():
+            in_flight.set()
+            await asyncio.sleep(3)
+        await route.continue_()
+
+    await page.route(f"**/v1/games/{game_id}/moves", slow_first)
+    return in_flight
+
+
 async def test_moves_made_while_one_is_on_its_way_go_in_one_batch(
     page: Any, http: aiohttp.ClientSession
 ) -> None:
@@ -58,19 +73,7 @@ async def test_moves_made_while_one_is_on_its_way_go_in_one_batch(
             else None
         ),
     )
-    # a slow network: the first move's answer takes three seconds to come
-    in_flight = asyncio.Event()
-    delayed: list[bool] = []
-
-    async def slow_first(route: Any) -> None:
-        if not delayed:
-            delayed.append(True)
-            in_flight.set()
-            await asyncio.sleep(3)
-        await route.continue_()
-
-    await page.route(f"**/v1/games/{game_id}/moves", slow_first)
-
+    in_flight = await slow_first_move(page, game_id)
     await double_click(page, first)
     await asyncio.wait_for(in_flight.wait(), 15)
     # two more double taps while the first move is on its way
@@ -105,15 +108,7 @@ async def test_a_double_tap_waiting_its_turn_is_read_on_the_layout_it_meets(
     posts: list[Any] = []
     page.on("request", lambda r: posts.append(r.post_data_json) if r.method == "POST"
             and r.url.endswith(f"/v1/games/{game_id}/moves") else None)  # fmt: skip
-    in_flight = asyncio.Event()
-
-    async def slow_first(route: Any) -> None:
-        if not in_flight.is_set():
-            in_flight.set()
-            await asyncio.sleep(3)
-        await route.continue_()
-
-    await page.route(f"**/v1/games/{game_id}/moves", slow_first)
+    in_flight = await slow_first_move(page, game_id)
     await double_click(page, first)
     await asyncio.wait_for(in_flight.wait(), 15)
     await double_click(page, first)  # (still drawn in its column)
