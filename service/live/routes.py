@@ -55,9 +55,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
             if limiter is not None:
                 await limiter.pace_events(address, events)
 
-        read = sockets.taking_turns(
-            turns, lambda: store.timeout, functools.partial(store.read_events, gid), sub.ended
-        )
+        read = sockets.taking_turns(turns, functools.partial(store.read_events, gid), sub.ended)
         send = sockets.send_log(ws, sub, read, BACKLOG_PAGE, backlog, pace)
         await sockets.serve(request, ws, sub, send, f"game {gid}")
     finally:

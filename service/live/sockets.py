@@ -179,15 +179,15 @@ ReadLog = Callable[[int, int], Awaitable[list[StoredEvent]]]
 
 @contextlib.asynccontextmanager
 async def in_turn(
-    turns: asyncio.Semaphore, wait: float, stop: asyncio.Event | None = None
+    turns: asyncio.Semaphore, wait: float | None, stop: asyncio.Event | None = None
 ) -> AsyncIterator[bool]:
     """A turn of the live streams' few at the database (Backend.stream_reads), for a
     statement of a stream's opening or catch-up: sixty-four streams opened at once, each
     reading pages of its log, would otherwise take every connection of the pool, and the
     other requests (a move, a game's GET) would wait behind all their pages. Says True,
     the turn held; False, nothing held, when `stop` (the subscription's end) came first.
-    The wait for a turn has `wait` seconds (DB_TIMEOUT), as the wait for a connection
-    that follows has its own: DatabaseUnavailable then."""
+    The wait for a turn has `wait` seconds (DB_TIMEOUT; None: no limit), as the wait for a
+    connection that follows has its own: DatabaseUnavailable then."""
     waits: list[asyncio.Future[object]] = [asyncio.ensure_future(turns.acquire())]
     if stop is not None:
         waits.append(asyncio.ensure_future(stop.wait()))
@@ -208,15 +208,15 @@ async def in_turn(
             turns.release()
 
 
-def taking_turns(
-    turns: asyncio.Semaphore, wait: Callable[[], float], read: ReadLog, stop: asyncio.Event
-) -> ReadLog:
-    """`read`, each call in a turn (:func:`in_turn`; `wait`: its seconds, asked at each);
-    nothing read once `stop` is set (the subscription ended: what it still had to send is
-    not wanted, and its goodbye does not wait for a turn)."""
+def taking_turns(turns: asyncio.Semaphore, read: ReadLog, stop: asyncio.Event) -> ReadLog:
+    """`read`, each call in a turn (:func:`in_turn`), for a stream already open: its turn
+    waited for as long as it takes (a thousand streams opened at once, each reading two
+    pages, queue for some seconds, while the database is well: the read itself still has
+    DB_TIMEOUT), or until `stop` is set (the subscription ended: nothing is read, what it
+    still had to send is not wanted, and its goodbye does not wait for a turn)."""
 
     async def read_in_turn(after: int, limit: int) -> list[StoredEvent]:
-        async with in_turn(turns, wait(), stop) as taken:
+        async with in_turn(turns, None, stop) as taken:
             return await read(after, limit) if taken else []
 
     return read_in_turn

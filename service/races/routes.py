@@ -100,9 +100,8 @@ async def stream(request: web.Request) -> web.StreamResponse:
     streams[ws] = me  # from here on, a shutdown ends this stream too
     try:
         read = sockets.taking_turns(
-            backend.stream_reads, lambda: backend.store.timeout,
-            functools.partial(races.read_events, backend, rid), me.ended,
-        )  # fmt: skip
+            backend.stream_reads, functools.partial(races.read_events, backend, rid), me.ended
+        )
         send = sockets.send_log(ws, me, read, feeds.PAGE)
         await sockets.serve(request, ws, me, send, f"race {rid}")
     finally:

@@ -168,6 +168,38 @@ async def test_streams_waiting_for_their_turn_at_the_log_say_goodbye_at_shutdown
             await closing
 
 
+async def test_open_streams_wait_their_turn_at_the_log_past_db_timeout(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight open streams, two turns at the log, each page's read slowed to 0.6 s: the
+    last in the queue waits some 1.8 s for its turn, past DB_TIMEOUT (1 s here), and still
+    gets the whole log; none is closed as broken off."""
+    monkeypatch.setattr(stream_routes, "BACKLOG_PAGE", 3)
+    async with instances(db_url, {"pool_min": 1, "pool_max": 4, "db_timeout": 1.0}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+        for move in ({"from": "t1", "to": "c"}, {"from": "c1", "to": "c"}) * 2:
+            r = await a.post(f"/v1/games/{gid}/moves", json=move, headers=auth(ada))
+            assert r.status == 201, await r.text()
+        stored = as_json(await events_of(a, gid))
+        store = a.app[BACKEND_KEY].store
+        read = store.read_events
+
+        async def slowly(game_id, after, limit):  # type: ignore[no-untyped-def]
+            if after > 0:  # (the first page, read before the upgrade, comes at once)
+                await asyncio.sleep(0.6)
+            return await read(game_id, after, limit)
+
+        store.read_events = slowly
+        sockets = await asyncio.gather(
+            *(a.ws_connect(f"/v1/games/{gid}/stream") for _ in range(8))
+        )
+        received = await asyncio.gather(*(receive(ws, len(stored)) for ws in sockets))
+        assert all(r == stored for r in received)
+        await asyncio.gather(*(nothing_more(ws, 0.1) for ws in sockets))
+        await asyncio.gather(*(ws.close() for ws in sockets))
+
+
 async def test_a_slow_race_watcher_is_closed_and_the_others_get_everything(
     db_url: str,
 ) -> None:
