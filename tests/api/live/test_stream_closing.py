@@ -124,6 +124,20 @@ async def test_shutdown_says_where_to_resume_and_closes_with_1001(db_url: str) -
             await closing
 
 
+def slow_pages(client: TestClient, seconds: float) -> None:
+    """Each read of a page of a game's log past its first takes `seconds` more (the first,
+    read before the upgrade, comes at once)."""
+    store = client.app[BACKEND_KEY].store
+    read = store.read_events
+
+    async def slowly(game_id, after, limit):  # type: ignore[no-untyped-def]
+        if after > 0:
+            await asyncio.sleep(seconds)
+        return await read(game_id, after, limit)
+
+    store.read_events = slowly
+
+
 async def test_streams_waiting_for_their_turn_at_the_log_say_goodbye_at_shutdown(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -140,15 +154,7 @@ async def test_streams_waiting_for_their_turn_at_the_log_say_goodbye_at_shutdown
             assert r.status == 201
             r = await a.post(f"/v1/games/{gid}/undo", json={}, headers=auth(ada))
             assert r.status == 201
-        store = a.app[BACKEND_KEY].store
-        read = store.read_events
-
-        async def slowly(game_id, after, limit):  # type: ignore[no-untyped-def]
-            if after > 0:  # (the first page, read before the upgrade, comes at once)
-                await asyncio.sleep(0.5)
-            return await read(game_id, after, limit)
-
-        store.read_events = slowly
+        slow_pages(a, 0.5)
         async with aiohttp.ClientSession() as session:
             sockets = await asyncio.gather(*(
                 session.ws_connect(a.make_url(f"/v1/games/{gid}/stream")) for _ in range(8)
@@ -182,15 +188,7 @@ async def test_open_streams_wait_their_turn_at_the_log_past_db_timeout(
             r = await a.post(f"/v1/games/{gid}/moves", json=move, headers=auth(ada))
             assert r.status == 201, await r.text()
         stored = as_json(await events_of(a, gid))
-        store = a.app[BACKEND_KEY].store
-        read = store.read_events
-
-        async def slowly(game_id, after, limit):  # type: ignore[no-untyped-def]
-            if after > 0:  # (the first page, read before the upgrade, comes at once)
-                await asyncio.sleep(0.6)
-            return await read(game_id, after, limit)
-
-        store.read_events = slowly
+        slow_pages(a, 0.6)
         sockets = await asyncio.gather(
             *(a.ws_connect(f"/v1/games/{gid}/stream") for _ in range(8))
         )
