@@ -118,11 +118,10 @@ class Backend:
     replays: dict[uuid.UUID, asyncio.Future[None]] = field(default_factory=dict)
     # held by each read of a game's whole log (positions.fresh): two at a time
     whole_reads: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
-    # held by each statement of a live stream's opening and catch-up (its log's pages, the
-    # check of its `after`: service/live/sockets.py, in_turn), a few at a time, so that
-    # streams opened by the dozen at once leave most of the pool to the other requests,
-    # which would otherwise wait for a connection behind every page of theirs (create_app
-    # sizes it by POOL_MAX: stream_read_turns)
+    # held by each read of a page of a live stream's log (service/live/sockets.py,
+    # in_turn), a few at a time, so that streams opened by the dozen at once leave most of
+    # the pool to the other requests, which would otherwise wait for a connection behind
+    # every page of theirs (create_app sizes it by POOL_MAX: stream_read_turns)
     stream_reads: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
     # the games read whole from their log since this instance began, found or not (/metrics)
     logs_replayed: int = 0

@@ -35,19 +35,19 @@ async def stream(request: web.Request) -> web.StreamResponse:
     limiter = request.app.get(LIMITS_KEY)
     address = request_client(request)
     try:
-        async with sockets.in_turn(turns, store.timeout):
-            backlog = await store.read_events(gid, after, BACKLOG_PAGE)
-            last = None if backlog else (await store.versions([gid])).get(gid)
-        if not backlog:
-            if last is None:
-                raise NotFound(f"there is no game with id {gid}")
-            if after > last:  # a client ahead of the log would wait for events it has
-                raise BadRequest(f"after={after} is past the game's last event, {last}:"
-                                 f" ask with ?after={last} or less")
+        # before the upgrade, only the game's version (one row, as a GET reads): its pages
+        # are read after it, each in a turn, however long the other streams' turns last
+        last = (await store.versions([gid])).get(gid)
+        if last is None:
+            raise NotFound(f"there is no game with id {gid}")
+        if after > last:  # a client ahead of the log would wait for events it has
+            raise BadRequest(f"after={after} is past the game's last event, {last}:"
+                             f" ask with ?after={last} or less")
         # the stored events a stream sends cost what a page of /events does: the first page
         # past the address's rate is a 429 (before the upgrade), the next ones wait for it
+        # (seqs run from 1 without gap: the first page holds this many)
         if limiter is not None:
-            limiter.read_events(address, len(backlog))
+            limiter.read_events(address, min(last - after, BACKLOG_PAGE))
         await sockets.prepare(request, ws)
         sub.direct = sockets.direct_writer(request, ws)
 
@@ -56,7 +56,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
                 await limiter.pace_events(address, events)
 
         read = sockets.taking_turns(turns, functools.partial(store.read_events, gid), sub.ended)
-        send = sockets.send_log(ws, sub, read, BACKLOG_PAGE, backlog, pace)
+        send = sockets.send_log(ws, sub, read, BACKLOG_PAGE, pace=pace)
         await sockets.serve(request, ws, sub, send, f"game {gid}")
     finally:
         hub.unsubscribe(sub)

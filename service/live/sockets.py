@@ -21,7 +21,6 @@ from aiohttp import web
 
 from service.base.errors import BadRequest, ServiceError, UpgradeRequired
 from service.base.keys import METRICS_KEY, SETTINGS_KEY
-from service.database.connections import DatabaseUnavailable
 from service.database.statements import StoredEvent
 from service.live.subscriptions import Item, Subscription, event_message, text_frame
 
@@ -178,29 +177,21 @@ ReadLog = Callable[[int, int], Awaitable[list[StoredEvent]]]
 
 
 @contextlib.asynccontextmanager
-async def in_turn(
-    turns: asyncio.Semaphore, wait: float | None, stop: asyncio.Event | None = None
-) -> AsyncIterator[bool]:
-    """A turn of the live streams' few at the database (Backend.stream_reads), for a
-    statement of a stream's opening or catch-up: sixty-four streams opened at once, each
-    reading pages of its log, would otherwise take every connection of the pool, and the
-    other requests (a move, a game's GET) would wait behind all their pages. Says True,
-    the turn held; False, nothing held, when `stop` (the subscription's end) came first.
-    The wait for a turn has `wait` seconds (DB_TIMEOUT; None: no limit), as the wait for a
-    connection that follows has its own: DatabaseUnavailable then."""
-    waits: list[asyncio.Future[object]] = [asyncio.ensure_future(turns.acquire())]
-    if stop is not None:
-        waits.append(asyncio.ensure_future(stop.wait()))
+async def in_turn(turns: asyncio.Semaphore, stop: asyncio.Event) -> AsyncIterator[bool]:
+    """A turn of the live streams' few at the database (Backend.stream_reads), for a page of
+    an open stream's log: sixty-four streams opened at once, each reading pages of its log,
+    would otherwise take every connection of the pool, and the other requests (a move, a
+    game's GET) would wait behind all their pages. Says True, the turn held; False, nothing
+    held, when `stop` (the subscription's end) came first. The turn is waited for as long
+    as it takes: a thousand streams opened at once, each reading two pages, queue for some
+    seconds while the database is well (the read itself still has DB_TIMEOUT)."""
+    waits = [asyncio.ensure_future(turns.acquire()), asyncio.ensure_future(stop.wait())]
     try:
-        await asyncio.wait(waits, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     finally:
         for w in waits:
             w.cancel()  # (a turn granted meanwhile goes back: Semaphore.acquire's own rule)
     taken = waits[0].done() and not waits[0].cancelled()
-    if not taken and (stop is None or not stop.is_set()):
-        raise DatabaseUnavailable(
-            f"other live streams' logs were still being read after {wait:g} s (DB_TIMEOUT)"
-        )
     try:
         yield taken
     finally:
@@ -209,14 +200,12 @@ async def in_turn(
 
 
 def taking_turns(turns: asyncio.Semaphore, read: ReadLog, stop: asyncio.Event) -> ReadLog:
-    """`read`, each call in a turn (:func:`in_turn`), for a stream already open: its turn
-    waited for as long as it takes (a thousand streams opened at once, each reading two
-    pages, queue for some seconds, while the database is well: the read itself still has
-    DB_TIMEOUT), or until `stop` is set (the subscription ended: nothing is read, what it
-    still had to send is not wanted, and its goodbye does not wait for a turn)."""
+    """`read`, each call in a turn (:func:`in_turn`), until `stop` is set (the subscription
+    ended: nothing is read, what it still had to send is not wanted, and its goodbye does
+    not wait for a turn)."""
 
     async def read_in_turn(after: int, limit: int) -> list[StoredEvent]:
-        async with in_turn(turns, None, stop) as taken:
+        async with in_turn(turns, stop) as taken:
             return await read(after, limit) if taken else []
 
     return read_in_turn
@@ -227,16 +216,15 @@ async def send_log(
     sub: Subscription,
     read: ReadLog,
     page: int,
-    first: list[StoredEvent] | None = None,
     pace: Callable[[int], Awaitable[None]] | None = None,
 ) -> None:
-    """The stored events after the subscriber's `last`, `page` at a time (`first`: the
-    first page, read already; each next one once `pace` allows it), then every batch the
+    """The stored events after the subscriber's `last`, `page` at a time (each after the
+    first once `pace` allows it), then every batch the
     feed brings, without what was sent; until the subscription ends. While the stored
     events are sent the feed's batches are not queued (Subscription.catching_up): at the
     end of the log the queue is turned on, and the log read once more if the feed
     brought anything past what was sent."""
-    events = await read(sub.last, page) if first is None else first
+    events = await read(sub.last, page)
     while True:
         await _send_items(ws, sub, [event_message(e) for e in events])
         if sub.ended.is_set():

@@ -88,8 +88,9 @@ async def stream(request: web.Request) -> web.StreamResponse:
     after = after_query(request, MAX_SEQ)
     ws = sockets.websocket(request, f"GET /v1/races/{rid} gives the race as JSON")
     backend = request.app[BACKEND_KEY]
-    async with sockets.in_turn(backend.stream_reads, backend.store.timeout):
-        race = await races.settle(backend, rid)  # 404 for an unknown race, before the upgrade
+    # before the upgrade, the race as a GET reads it (404 for an unknown one); its log's
+    # pages after it, each in a turn, however long the other streams' turns last
+    race = await races.settle(backend, rid)
     if after > race["version"]:  # a client ahead of the log would wait for events it has
         raise BadRequest(f"after={after} is past the race's last event, {race['version']}:"
                          f" ask with ?after={race['version']} or less")

@@ -191,7 +191,7 @@ async def test_200_subscribers_on_one_game_receive_everything(
 
 
 async def test_streams_opened_at_once_leave_the_pool_to_other_requests(db_url: str) -> None:
-    """Thirty-two streams opened together read their logs a few at a time, not one
+    """Thirty-two streams opened together read their logs' pages a few at a time, not one
     connection each: a move or a game's GET meanwhile finds a connection free instead of
     waiting behind every stream's pages (each stream's whole log still arrives)."""
     # (no sweep meanwhile: its reads are the hub's, which take no turns)
@@ -217,8 +217,8 @@ async def test_streams_opened_at_once_leave_the_pool_to_other_requests(db_url: s
 
             return counting
 
-        store.read_events = counted(store.read_events)
-        store.versions = counted(store.versions)
+        store.read_events = counted(store.read_events)  # (a page; the version before the
+        # upgrade is one row, read as a GET reads)
         sockets = await asyncio.gather(
             *(a.ws_connect(f"/v1/games/{gid}/stream") for _ in range(32))
         )

@@ -15,6 +15,7 @@ from aiohttp.test_utils import TestClient
 from service.base.keys import BACKEND_KEY, METRICS_KEY
 from service.live import routes as stream_routes
 from service.live.hub import STREAMS_KEY
+from service.races import service as races
 from service.races.routes import RACE_STREAMS_KEY
 
 from ..helpers import auth, new_game, new_player
@@ -124,14 +125,14 @@ async def test_shutdown_says_where_to_resume_and_closes_with_1001(db_url: str) -
             await closing
 
 
-def slow_pages(client: TestClient, seconds: float) -> None:
-    """Each read of a page of a game's log past its first takes `seconds` more (the first,
-    read before the upgrade, comes at once)."""
+def slow_pages(client: TestClient, seconds: float, first: bool = False) -> None:
+    """Each read of a page of a game's log past its first (`first`: the first too) takes
+    `seconds` more."""
     store = client.app[BACKEND_KEY].store
     read = store.read_events
 
     async def slowly(game_id, after, limit):  # type: ignore[no-untyped-def]
-        if after > 0:
+        if first or after > 0:
             await asyncio.sleep(seconds)
         return await read(game_id, after, limit)
 
@@ -195,6 +196,44 @@ async def test_open_streams_wait_their_turn_at_the_log_past_db_timeout(
         received = await asyncio.gather(*(receive(ws, len(stored)) for ws in sockets))
         assert all(r == stored for r in received)
         await asyncio.gather(*(nothing_more(ws, 0.1) for ws in sockets))
+        await asyncio.gather(*(ws.close() for ws in sockets))
+
+
+async def test_streams_opened_while_others_read_their_logs_open_past_db_timeout(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight streams of a game opened at once, two turns at the log, each page's read
+    slowed to 0.6 s: the last in the queue waits some 1.8 s, past DB_TIMEOUT (1 s here),
+    for its first page. Each is upgraded at once all the same (none is a 503 saying the
+    database cannot be reached, while it is well) and gets the whole log; and so are four
+    race streams opened while four others hold the turns."""
+    async with instances(db_url, {"pool_min": 1, "pool_max": 4, "db_timeout": 1.0}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+        stored = as_json(await events_of(a, gid))
+        slow_pages(a, 0.6, first=True)
+        sockets = await asyncio.gather(
+            *(a.ws_connect(f"/v1/games/{gid}/stream") for _ in range(8))
+        )
+        received = await asyncio.gather(*(receive(ws, len(stored)) for ws in sockets))
+        assert all(r == stored for r in received)
+        await asyncio.gather(*(ws.close() for ws in sockets))
+
+        rid = (await new_race(a, ada, deal=617, starts_in_s=600))["id"]
+        stored = (await call(a, "GET", f"/v1/races/{rid}/events"))["events"]
+        read = races.read_events
+
+        async def slowly(*args):  # type: ignore[no-untyped-def]
+            await asyncio.sleep(0.6)
+            return await read(*args)
+
+        monkeypatch.setattr(races, "read_events", slowly)
+        url = f"/v1/races/{rid}/stream"
+        reading = await asyncio.gather(*(a.ws_connect(url) for _ in range(4)))
+        opened = await asyncio.gather(*(a.ws_connect(url) for _ in range(4)))
+        sockets = reading + opened
+        received = await asyncio.gather(*(receive(ws, len(stored)) for ws in sockets))
+        assert all(r == as_json(stored) for r in received)
         await asyncio.gather(*(ws.close() for ws in sockets))
 
 
