@@ -318,6 +318,18 @@ def port_taken(host: str, port: int) -> str | None:
     return None
 
 
+# the connections a port holds before they are accepted: a thousand clients connecting at
+# once (the watchers of a race, an app's players after a push) wait in this queue instead
+# of for their handshake to be sent again a second later, as past aiohttp's own 128 (the
+# kernel takes at most net.core.somaxconn, 4096 on current Linux)
+LISTEN_BACKLOG = 4096
+
+
+def listening_site(runner: web.BaseRunner, settings: Settings, reuse_port: bool) -> web.TCPSite:
+    return web.TCPSite(runner, settings.host, settings.port, reuse_port=reuse_port,
+                       backlog=LISTEN_BACKLOG)  # fmt: skip
+
+
 def run(app: web.Application, settings: Settings, counts: AddressCounts, reuse_port: bool,
         shutdown_timeout: float) -> None:
     """Serve `app` on HOST:PORT until SIGTERM or SIGINT, then shut down as aiohttp does:
@@ -334,7 +346,7 @@ def run(app: web.Application, settings: Settings, counts: AddressCounts, reuse_p
                                shutdown_timeout=shutdown_timeout)  # fmt: skip
         await runner.setup()
         try:
-            site = web.TCPSite(runner, settings.host, settings.port, reuse_port=reuse_port)
+            site = listening_site(runner, settings, reuse_port)
             await site.start()
             if settings.port == 0:  # (any free port: the one taken, for whoever runs it)
                 print(f"listening on port {runner.addresses[0][1]}", file=sys.stderr, flush=True)

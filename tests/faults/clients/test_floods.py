@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import select
+import socket
+import time
 
 import aiohttp
+from aiohttp import web
 from aiohttp.test_utils import TestClient
+
+from service.base.settings import Settings
+from service.serving.server import listening_site
 
 from ..helpers import ServiceProcess
 
@@ -126,3 +133,37 @@ async def test_a_body_that_comes_after_its_answer_keeps_the_connection(
         assert head.startswith(b"HTTP/1.1 200 "), head
     finally:
         writer.close()
+
+
+async def test_a_burst_of_connections_waits_in_the_ports_queue() -> None:
+    """Three hundred connections arriving while the service's event loop is busy (nothing
+    is accepted meanwhile) all complete their handshake and wait in the port's queue to be
+    accepted: past aiohttp's own queue of 128, the kernel would drop the others' handshakes
+    and their clients would send them again only a second later."""
+    runner = web.AppRunner(web.Application())
+    await runner.setup()
+    clients: list[socket.socket] = []
+    try:
+        await listening_site(runner, Settings(port=0), reuse_port=False).start()
+        port = runner.addresses[0][1]
+        # from here to the count, the event loop is held: no connection is accepted
+        poll = select.poll()
+        for _ in range(300):
+            client = socket.socket()
+            client.setblocking(False)
+            client.connect_ex(("127.0.0.1", port))
+            clients.append(client)
+            poll.register(client, select.POLLOUT)
+        done: set[int] = set()
+        deadline = time.monotonic() + 0.5
+        while len(done) < len(clients) and time.monotonic() < deadline:
+            for fd, _ in poll.poll(50):
+                done.add(fd)
+                poll.unregister(fd)
+        connected = [c for c in clients if c.fileno() in done
+                     and c.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0]  # fmt: skip
+        assert len(connected) == len(clients)
+    finally:
+        for client in clients:
+            client.close()
+        await runner.cleanup()
