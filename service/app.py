@@ -30,7 +30,7 @@ from service.base.metrics import Metrics
 from service.base.observe import OBSERVER_KEY, Observer
 from service.base.problems import expectation, problem_middleware
 from service.base.ratelimit import MinuteWindows, RateLimiter
-from service.base.responses import answer_headers, name_the_server
+from service.base.responses import Prepare, answer_headers, name_the_server
 from service.base.settings import Settings
 from service.base.shm import Slots
 from service.boards import routes as leaderboards
@@ -249,6 +249,23 @@ def setup_cors(app: web.Application, origins: list[str]) -> None:
     cors = aiohttp_cors.setup(app, defaults=dict.fromkeys(origins, options))
     for route in list(app.router.routes()):
         cors.add(route)
+    app.on_response_prepare.append(cors_where_no_route(frozenset(origins)))  # (after its own)
+
+
+def cors_where_no_route(origins: frozenset[str]) -> Prepare:
+    """on_response_prepare, after aiohttp-cors's: the CORS headers of the answers it leaves
+    bare, those of no route (a 404 for a path the service does not serve, a 405 for a
+    method a path does not take), so that a page of a listed origin can read their problem
+    as it reads every other."""
+    exposed = ",".join(CORS_EXPOSED_HEADERS)
+
+    async def prepare(request: web.Request, response: web.StreamResponse) -> None:
+        origin = request.headers.get("Origin")
+        if origin in origins and "Access-Control-Allow-Origin" not in response.headers:
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Access-Control-Expose-Headers"] = exposed
+
+    return prepare
 
 
 def create_app(settings: Settings | None = None, limits: Slots | None = None) -> web.Application:

@@ -63,6 +63,39 @@ async def test_a_refused_preflight_is_forbidden(db_url: str) -> None:
                              headers=headers) == "forbidden"
 
 
+async def test_a_listed_origin_reads_every_refusal_and_an_options_is_a_405(
+    db_url: str,
+) -> None:
+    """With CORS_ORIGINS set, the answers of no route (a path the service does not serve, a
+    method a path does not take) carry the CORS headers too, so a page of a listed origin
+    can read their problem; and an OPTIONS that is not a preflight (no
+    Access-Control-Request-Method) is a 405 with Allow, as without CORS_ORIGINS."""
+    app = "http://app.example"
+    async with instance(db_url, cors_origins=app) as client:
+        gid = uuid.uuid4()
+        for method, url, status, slug in (
+            ("GET", "/v1/nope", 404, "not-found"),
+            ("GET", f"/v1/games/{gid}/nope", 404, "not-found"),
+            ("PUT", "/v1/games", 405, "method-not-allowed"),
+            ("GET", f"/v1/games/{gid}", 404, "not-found"),  # (a route's own 404)
+        ):
+            r = await client.request(method, url, headers={"Origin": app})
+            assert r.status == status and (await r.json())["type"] == BASE + slug
+            assert r.headers["Access-Control-Allow-Origin"] == app, (method, url)
+            assert "ETAG" in r.headers["Access-Control-Expose-Headers"].upper()
+        for headers in ({}, {"Origin": app}):
+            assert await slug_of(client, "OPTIONS", "/v1/games", 405,
+                                 headers=headers) == "method-not-allowed"
+            r = await client.options("/v1/games", headers=headers)
+            assert r.headers["Allow"] == "POST"
+            assert ("Access-Control-Allow-Origin" in r.headers) is bool(headers)
+        r = await client.get("/v1/nope", headers={"Origin": "http://evil.example"})
+        assert r.status == 404 and "Access-Control-Allow-Origin" not in r.headers
+    async with instance(db_url) as client:  # the same OPTIONS without CORS_ORIGINS
+        r = await client.options("/v1/games")
+        assert r.status == 405 and r.headers["Allow"] == "POST"
+
+
 async def test_a_401_names_the_scheme_it_needs(client: TestClient) -> None:
     for headers in ({}, {"Authorization": "Bearer not-a-token"}):
         r = await client.get("/v1/players/me", headers=headers)
