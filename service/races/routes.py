@@ -88,18 +88,18 @@ async def stream(request: web.Request) -> web.StreamResponse:
     after = after_query(request, MAX_SEQ)
     ws = sockets.websocket(request, f"GET /v1/races/{rid} gives the race as JSON")
     backend = request.app[BACKEND_KEY]
-    # before the upgrade, the race as a GET reads it (404 for an unknown one); its log's
-    # pages after it, each in a turn, however long the other streams' turns last
-    race = await races.settle(backend, rid)
-    if after > race["version"]:  # a client ahead of the log would wait for events it has
-        raise BadRequest(f"after={after} is past the race's last event, {race['version']}:"
-                         f" ask with ?after={race['version']} or less")
-    await sockets.prepare(request, ws)
     me = feeds.watch(backend, rid, after, request.app[SETTINGS_KEY].ws_queue)
-    me.direct = sockets.direct_writer(request, ws)  # (for its catch-up: the feed queues)
     streams = request.app[RACE_STREAMS_KEY]
     streams[ws] = me  # from here on, a shutdown ends this stream too
     try:
+        # before the upgrade, the race as a GET reads it (404 for an unknown one); its
+        # log's pages after it, each in a turn, however long the other streams' turns last
+        race = await races.settle(backend, rid)
+        if after > race["version"]:  # a client ahead of the log would wait for events it has
+            raise BadRequest(f"after={after} is past the race's last event, {race['version']}:"
+                             f" ask with ?after={race['version']} or less")
+        await sockets.prepare(request, ws)
+        me.direct = sockets.direct_writer(request, ws)  # (for its catch-up: the feed queues)
         read = sockets.taking_turns(
             backend.stream_reads, functools.partial(races.read_events, backend, rid), me.ended
         )

@@ -125,6 +125,40 @@ async def test_shutdown_says_where_to_resume_and_closes_with_1001(db_url: str) -
             await closing
 
 
+async def test_a_race_stream_opening_at_shutdown_says_where_to_resume(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A race's stream whose race is still being read before the upgrade (slowed here to
+    0.6 s) when the instance begins to shut down is upgraded, sent the race's log, told
+    where to resume and closed with 1001, as a game's is; not cut off at the end of the
+    shutdown's wait."""
+    async with instances(db_url, {}) as (a,):
+        ada = await new_player(a)
+        rid = (await new_race(a, ada, deal=617, starts_in_s=600))["id"]
+        stored = (await call(a, "GET", f"/v1/races/{rid}/events"))["events"]
+        settle, reading = races.settle, asyncio.Event()
+
+        async def slowly(*args):  # type: ignore[no-untyped-def]
+            reading.set()
+            await asyncio.sleep(0.6)
+            return await settle(*args)
+
+        monkeypatch.setattr(races, "settle", slowly)
+        async with aiohttp.ClientSession() as session:
+            opening = asyncio.create_task(session.ws_connect(a.make_url(f"/v1/races/{rid}/stream")))
+            await asyncio.wait_for(reading.wait(), WAIT)
+            closing = asyncio.create_task(a.server.close())
+            ws = await opening
+            assert await receive(ws, len(stored)) == as_json(stored)
+            msg = await ws.receive(timeout=WAIT)
+            assert msg.type is aiohttp.WSMsgType.TEXT, f"cut off, no goodbye: {msg}"
+            assert orjson.loads(msg.data)["type"] == "reconnect"
+            assert orjson.loads(msg.data)["after"] == len(stored)
+            msg = await ws.receive(timeout=WAIT)
+            assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1001
+            await closing
+
+
 def slow_pages(client: TestClient, seconds: float, first: bool = False) -> None:
     """Each read of a page of a game's log past its first (`first`: the first too) takes
     `seconds` more."""
