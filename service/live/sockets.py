@@ -219,11 +219,10 @@ async def send_log(
     pace: Callable[[int], Awaitable[None]] | None = None,
 ) -> None:
     """The stored events after the subscriber's `last`, `page` at a time (each after the
-    first once `pace` allows it), then every batch the
-    feed brings, without what was sent; until the subscription ends. While the stored
-    events are sent the feed's batches are not queued (Subscription.catching_up): at the
-    end of the log the queue is turned on, and the log read once more if the feed
-    brought anything past what was sent."""
+    first once `pace` allows it), then every batch the feed brings, without what was sent;
+    until the subscription ends. While the stored events are sent the feed's batches are
+    not queued (Subscription.catching_up): at the end of the log the queue is turned on,
+    and the log read once more if the feed brought anything past what was sent."""
     events = await read(sub.last, page)
     while True:
         await _send_items(ws, sub, [event_message(e) for e in events])
