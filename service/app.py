@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import aiohttp_cors
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from service.base import meta
 from service.base.backend import Backend, GameCache, Lru, stream_read_turns
@@ -268,6 +269,19 @@ def cors_where_no_route(origins: frozenset[str]) -> Prepare:
     return prepare
 
 
+@web.middleware
+async def options_not_preflights(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """With CORS_ORIGINS set, aiohttp-cors gives every path an OPTIONS route for
+    preflights: an OPTIONS that is not one (no Access-Control-Request-Method) is answered
+    as without CORS_ORIGINS, a 405 with the path's Allow, not as a failed preflight (403)."""
+    if request.method == "OPTIONS" and "Access-Control-Request-Method" not in request.headers:
+        resource = request.match_info.route.resource
+        if resource is not None:  # (None: no such path, the router's 404)
+            allowed = {route.method for route in resource if route.method != "OPTIONS"}
+            raise web.HTTPMethodNotAllowed("OPTIONS", allowed)
+    return await handler(request)
+
+
 def create_app(settings: Settings | None = None, limits: Slots | None = None) -> web.Application:
     """The service.  `limits`: the rate counters' table, shared by the worker processes of
     one machine (workers.py); this process's own when not given."""
@@ -279,6 +293,8 @@ def create_app(settings: Settings | None = None, limits: Slots | None = None) ->
     metrics = Metrics()
     observer = Observer(settings, metrics)
     middlewares = [observer.middleware, problem_middleware]
+    if settings.cors_origin_list:
+        middlewares.append(options_not_preflights)
     if settings.rate_limits_on:
         limiter = RateLimiter(settings, slots=limits)
         middlewares.append(limiter.middleware)

@@ -280,16 +280,6 @@ def unavailable(exc: DatabaseUnavailable) -> str:
     return "the game database cannot be reached right now; try again shortly"
 
 
-def not_a_preflight(request: web.Request) -> None:
-    """An OPTIONS that is not a CORS preflight (no Access-Control-Request-Method) asks for
-    a method no path takes: 405 with the path's Allow, with CORS_ORIGINS set (whose
-    preflight routes would call it a failed preflight, 403) as without."""
-    resource = request.match_info.route.resource
-    if resource is not None:  # (None: no path, or no OPTIONS route; the router's answer)
-        allowed = {route.method for route in resource if route.method != "OPTIONS"}
-        raise web.HTTPMethodNotAllowed("OPTIONS", allowed)
-
-
 @web.middleware
 async def problem_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     try:
@@ -297,8 +287,6 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
             raise web.HTTPNotFound()  # (a NUL would reach the file system, say)
         if (name := repeated(request)) is not None:
             raise BadRequest(f"send one {name} header, not several")
-        if request.method == "OPTIONS" and "Access-Control-Request-Method" not in request.headers:
-            not_a_preflight(request)
         return await handler(request)  # type: ignore[no-any-return]
     except web.HTTPException as exc:
         if exc.status < 400:
