@@ -70,7 +70,7 @@ class StreamHub(Feeds):
         sweep_every: float = 5.0,
         check_every: float = 10.0,
         retry_first: float = 0.1,
-        retry_max: float = 5.0,
+        retry_max: float = 0.5,
         publish_every: float = 0.01,
         broker: str | None = None,
     ) -> None:
@@ -81,6 +81,9 @@ class StreamHub(Feeds):
         self._nats: Any = None
         self.check_every = check_every
         self.retry_first = retry_first
+        # the longest wait between the listener's tries (the publisher's too), how late
+        # its watchers may hear the others' events after the database is back: as often
+        # as the race clock (RACE_TICK_S) already tries the pool while the database is away
         self.retry_max = retry_max
         self.publish_every = publish_every
         # the first line of this instance's payloads: its own come back to it through
@@ -379,9 +382,8 @@ class StreamHub(Feeds):
                     conn.terminate()
             delay = min(self.retry_first * 2**failures, self.retry_max)
             failures += 1
-            log.info("stream: listening again in %.1f s", delay)
+            log.debug("stream: listening again in %.1f s", delay)
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))
-
 
     async def _send_beat(self, line: str) -> None:
         async with self.store.connection() as conn:

@@ -238,7 +238,7 @@ async def test_a_dropped_listening_connection_loses_nothing(db_url: str) -> None
         hubs = [c.app[HUB_KEY] for c in (a, b)]
         for hub in hubs:
             assert hub.connects == 1 and hub.listening.is_set()
-            hub.retry_first = 1.5  # a window in which nobody listens
+            hub.retry_first = hub.retry_max = 1.5  # a window in which nobody listens
         ada = await new_player(a)
         gid = (await new_game(a, ada, deal=617))["id"]
         wa = await a.ws_connect(f"/v1/games/{gid}/stream")
@@ -272,7 +272,7 @@ async def test_a_dropped_listening_connection_loses_nothing(db_url: str) -> None
 async def test_the_periodic_sweep_delivers_while_nobody_listens(db_url: str) -> None:
     async with instances(db_url, {"ws_sweep": 0.3, **LISTEN}) as (a,):
         hub = a.app[HUB_KEY]
-        hub.retry_first = 60.0  # the listener stays down for the rest of the test
+        hub.retry_first = hub.retry_max = 60.0  # the listener stays down till the end
         ada = await new_player(a)
         gid = (await new_game(a, ada, deal=617))["id"]
         ws = await a.ws_connect(f"/v1/games/{gid}/stream")

@@ -2,11 +2,13 @@
 at once. A move answered by a (201): b's next answer to the replaced tag is the new game,
 never a 304 (a's answer waits until a hears its own NOTIFY back, which PostgreSQL delivers
 to every listener at the commit); a token signed out on a (204): b refuses it next (401),
-by the database's word."""
+by the database's word. And after the database restarted, a move made on one instance
+reaches the watchers of the other within a second of its return."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import time
 from collections.abc import Iterator
@@ -23,6 +25,7 @@ from service.live.beats import PROOF_FOR
 from service.live.hub import APPLICATION_NAME, HUB_KEY
 
 from ...api.helpers import auth, instance, new_game, new_player
+from ...api.live.helpers import receive
 from ..helpers import ServiceProcess, migrated_database, private_postgres
 
 TRIES = 300
@@ -178,3 +181,49 @@ async def test_an_instance_alone_skips_the_grace_and_knows_a_new_one_before_it_s
             assert (await a.get(f"/v1/games/{gid}", headers={"If-None-Match": tag})).status == 200
             await asyncio.sleep(0.5)  # each hears the other's beats: neither is alone
             assert hub_a.others() and b.app[HUB_KEY].others()
+
+
+async def test_a_move_reaches_the_other_instances_watcher_within_a_second_of_a_restart(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """b only serves a watcher: it writes nothing, so only its listener's own tries tell
+    it that the database is back. The database, stopped for 4 s, comes back just after
+    one of them failed, when the wait for the next is longest (2.6 s or more with the
+    old backoff, which doubled to 5 s), and b's sweep is off: a's move made at once
+    reaches b's watcher within a second of the return. Nor did the listener try more
+    than about twice a second meanwhile."""
+    caplog.set_level(logging.WARNING, logger="service.stream")
+
+    def tries() -> int:  # b's listener's failed tries (a's listener stays down)
+        return sum(r.getMessage().startswith("stream: listening failed") for r in caplog.records)
+
+    with private_postgres() as pg:
+        url = await migrated_database(pg, "restart")
+        async with instance(url, ws_sweep=3600) as a, instance(url, ws_sweep=3600) as b:
+            a.app[HUB_KEY].retry_first = a.app[HUB_KEY].retry_max = 60.0
+            ada = await new_player(a)
+            gid = (await new_game(a, ada, deal=617, autoplay=False))["id"]
+            watcher = await b.ws_connect(f"/v1/games/{gid}/stream")
+            assert len(await receive(watcher, 1)) == 1
+            await asyncio.to_thread(pg.stop, "immediate")
+            down = time.monotonic()
+            await asyncio.sleep(4.0)
+            before = tries()
+            while tries() == before:  # (b's listener tries within 5 s, old or new)
+                assert time.monotonic() - down < 12.0, "b's listener tried nothing"
+                await asyncio.sleep(0.005)
+            await asyncio.to_thread(pg.restart)
+            back = time.monotonic()
+            assert tries() <= 4 + (back - down) / 0.4, f"{tries()} tries in {back - down:.1f} s"
+            key = {"Idempotency-Key": "a move after the restart"}
+            while (moved := await a.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c1"},
+                                         headers={**auth(ada), **key})).status == 503:
+                await asyncio.sleep(0.01)
+            assert moved.status == 201, await moved.text()
+            made = time.monotonic() - back
+            [event] = await receive(watcher, 1)
+            took = time.monotonic() - back
+            print(f"\nrestart: a's move made {made:.2f} s and at b's watcher {took:.2f} s"
+                  f" after the database was back, b's listener tried {tries()} times")
+            assert event["seq"] == 2 and took < 1.0, f"at b's watcher {took:.2f} s after"
+            await watcher.close()
