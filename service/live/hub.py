@@ -81,9 +81,8 @@ class StreamHub(Feeds):
         self._nats: Any = None
         self.check_every = check_every
         self.retry_first = retry_first
-        # the longest wait between the listener's tries (the publisher's too), how late
-        # its watchers may hear the others' events after the database is back: as often
-        # as the race clock (RACE_TICK_S) already tries the pool while the database is away
+        # the longest wait between the listener's tries (the publisher's too): how late its
+        # watchers hear the others after the database is back (the race clock's pace too)
         self.retry_max = retry_max
         self.publish_every = publish_every
         # the first line of this instance's payloads: its own come back to it through
@@ -374,8 +373,9 @@ class StreamHub(Feeds):
                 log.warning("stream: the listening connection was closed")
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
-                log.warning("stream: listening failed: %r", exc)
+            except Exception as exc:  # said once in 20 tries in a row (one each 0.5 s)
+                level = logging.DEBUG if failures % 20 else logging.WARNING
+                log.log(level, "stream: listening failed: %r", exc)
             finally:
                 self.listening.clear()
                 if conn is not None:

@@ -192,7 +192,7 @@ async def test_a_move_reaches_the_other_instances_watcher_within_a_second_of_a_r
     old backoff, which doubled to 5 s), and b's sweep is off: a's move made at once
     reaches b's watcher within a second of the return. Nor did the listener try more
     than about twice a second meanwhile."""
-    caplog.set_level(logging.WARNING, logger="service.stream")
+    caplog.set_level(logging.DEBUG, logger="service.stream")
 
     def tries() -> int:  # b's listener's failed tries (a's listener stays down)
         return sum(r.getMessage().startswith("stream: listening failed") for r in caplog.records)
