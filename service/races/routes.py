@@ -125,11 +125,15 @@ async def race_clock_ctx(app: web.Application) -> AsyncIterator[None]:
     every = app[SETTINGS_KEY].race_tick_s
 
     async def run() -> None:
+        failures = 0  # in a row: a database away is said once in 20 ticks, not at each
         while True:
             try:
                 await races.tick(app[BACKEND_KEY])
+                failures = 0
             except StoreError as exc:
-                log.warning("could not start or end the races due (%r); will try again", exc)
+                level = logging.DEBUG if failures % 20 else logging.WARNING
+                log.log(level, "could not start or end the races due (%r); will try again", exc)
+                failures += 1
             except Exception:
                 log.exception("the race clock failed once; it goes on")
             await asyncio.sleep(every)

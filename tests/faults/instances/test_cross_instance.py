@@ -191,8 +191,10 @@ async def test_a_move_reaches_the_other_instances_watcher_within_a_second_of_a_r
     one of them failed, when the wait for the next is longest (2.6 s or more with the
     old backoff, which doubled to 5 s), and b's sweep is off: a's move made at once
     reaches b's watcher within a second of the return. Nor did the listener try more
-    than about twice a second meanwhile."""
+    than about twice a second meanwhile, and each instance warned once that its listener
+    and its race clock failed, not at each try."""
     caplog.set_level(logging.DEBUG, logger="service.stream")
+    caplog.set_level(logging.DEBUG, logger="service.races")
 
     def tries() -> int:  # b's listener's failed tries (a's listener stays down)
         return sum(r.getMessage().startswith("stream: listening failed") for r in caplog.records)
@@ -215,6 +217,9 @@ async def test_a_move_reaches_the_other_instances_watcher_within_a_second_of_a_r
             await asyncio.to_thread(pg.restart)
             back = time.monotonic()
             assert tries() <= 4 + (back - down) / 0.4, f"{tries()} tries in {back - down:.1f} s"
+            warned = [(r.name, r.getMessage()) for r in caplog.records if r.levelno >= 30]
+            for logger in ("service.stream", "service.races"):  # (a's, b's)
+                assert sum(name == logger for name, _ in warned) == 2, warned
             key = {"Idempotency-Key": "a move after the restart"}
             while (moved := await a.post(f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c1"},
                                          headers={**auth(ada), **key})).status == 503:
