@@ -136,7 +136,7 @@ class Sessions:
         start = time.monotonic()
         try:
             with _translated():
-                conn = await self.pool.acquire(timeout=self.timeout)
+                conn = await self._acquire()
                 later = False  # whether the connection goes back to the pool in the background
                 if budget is not None:
                     now = time.monotonic()
@@ -161,6 +161,17 @@ class Sessions:
         finally:
             if budget is not None:
                 budget.left -= time.monotonic() - start
+
+    async def _acquire(self) -> asyncpg.Connection:
+        """A connection of the pool. A server that refuses a new one, whatever it says (the
+        database not accepting connections, gone, or its role or password changed), is a
+        database that cannot be reached: no statement of ours ran."""
+        try:
+            return await self.pool.acquire(timeout=self.timeout)
+        except asyncpg.PostgresError as exc:
+            if isinstance(exc, CONNECTION_ERRORS):
+                raise  # (translated as the others are)
+            raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
 
     @asynccontextmanager
     async def locked(self, game_id: uuid.UUID) -> AsyncIterator[None]:

@@ -106,3 +106,39 @@ async def test_a_database_that_takes_no_writes_is_unavailable_not_an_error(
             assert time.monotonic() < deadline, await r.text()
         assert r.status == 201, await r.text()
         assert (await c.get("/healthz")).status == 200
+
+
+async def test_a_database_that_refuses_connections_is_unavailable_not_an_error(
+    db_url: str, pg_server_url: str
+) -> None:
+    """A database that accepts no connections (ALLOW_CONNECTIONS false, as for maintenance)
+    refuses the pool's new ones with an error of its own (55000, "not currently accepting
+    connections"): reads and writes answer 503 with Retry-After, as for an unreachable
+    database, not 500. Once it accepts them again, so does the service, by itself."""
+    async with instance(db_url) as c:
+        ada = await new_player(c)
+        game = await new_game(c, ada, deal=1, autoplay=False)
+        path = f"/v1/games/{game['id']}"
+        move = (await (await c.get(f"{path}/legal-moves")).json())["moves"][0]
+        conn = await asyncpg.connect(db_url)
+        name = await conn.fetchval("SELECT current_database()")
+        await conn.close()
+        control = await asyncpg.connect(pg_server_url)  # (on another database)
+        try:
+            await control.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+            await control.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+            )
+            for _ in range(3):
+                for r in (await c.get(path), await c.post(f"{path}/moves", json=move,
+                                                          headers=auth(ada))):  # fmt: skip
+                    assert r.status == 503, await r.text()
+                    assert r.headers["Retry-After"].isdigit()
+                    assert (await r.json())["type"].endswith("/database-unavailable")
+        finally:
+            await control.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+            await control.close()
+        deadline = time.monotonic() + 5
+        while (r := await c.post(f"{path}/moves", json=move, headers=auth(ada))).status == 503:
+            assert time.monotonic() < deadline, await r.text()
+        assert r.status == 201, await r.text()
