@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from contextlib import nullcontext
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from engine import Game
@@ -308,7 +308,19 @@ async def read_events(
             " ORDER BY seq LIMIT $3",
             race_id, after, limit, timeout=backend.store.timeout,
         )
-    return [StoredEvent(r["seq"], r["type"], r["data"], r["at"]) for r in rows]
+    return [StoredEvent(r["seq"], r["type"], _timed(r["data"]), r["at"]) for r in rows]
+
+
+_TIMES: Final = ("starts_at", "ends_at")  # the times a race's events carry in their data
+
+
+def _timed(data: dict[str, Any]) -> dict[str, Any]:
+    """An event's data with its times written as the API writes every time, in UTC with
+    microseconds: PostgreSQL wrote them into the log's jsonb without trailing zeros."""
+    if not any(name in data for name in _TIMES):
+        return data
+    return {**data, **{name: datetime.fromisoformat(data[name]).astimezone(UTC).isoformat(
+        timespec="microseconds") for name in _TIMES if name in data}}  # fmt: skip
 
 
 async def versions(backend: Backend, race_ids: list[uuid.UUID]) -> dict[uuid.UUID, int]:

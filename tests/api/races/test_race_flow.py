@@ -131,3 +131,22 @@ async def test_a_win_faster_than_a_hand_ranks_by_its_time_and_says_unverified(
         ranking = events[-1]["data"]["ranking"]
         assert [(r["player"], r["verified"]) for r in ranking] == [(ada["id"], False),
                                                                    (bob["id"], None)]
+
+
+async def test_a_races_log_writes_its_times_with_microseconds(client: TestClient) -> None:
+    """Times are RFC 3339 in UTC with microseconds (API.md): RaceCreated and RaceStarted
+    say the race's starts_at and ends_at as its view does, six digits where the last is
+    a 0 too (PostgreSQL writes a time into the log's jsonb without trailing zeros)."""
+    ada = await new_player(client)
+    for _ in range(200):  # (one start in ten has microseconds that end in 0)
+        race = await new_race(client, ada)
+        if race["starts_at"].endswith("0+00:00"):
+            break
+    else:
+        raise AssertionError("no start at microseconds ending in 0 in 200 races")
+    await until(race["starts_at"], 0.01)
+    events = (await call(client, "GET", f"/v1/races/{race['id']}/events"))["events"]
+    times = {e["type"]: e["data"] for e in events if e["type"] in ("RaceCreated", "RaceStarted")}
+    assert times["RaceCreated"]["starts_at"] == race["starts_at"]
+    assert times["RaceCreated"]["ends_at"] == race["ends_at"]
+    assert times["RaceStarted"]["starts_at"] == race["starts_at"]
