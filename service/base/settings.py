@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -154,6 +154,14 @@ class Settings(BaseSettings):
                                  " %3F)")
         return value
 
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: str) -> str:
+        """Origins as a browser sends them in `Origin` (scheme://host[:port]: lower case,
+        no default port), so that one written otherwise still matches; anything else,
+        a path, a scheme missing or `*`, would match nothing, silently: refused."""
+        return ",".join(_origin(o.strip()) for o in value.split(",") if o.strip())
+
     @field_validator("events_broker")
     @classmethod
     def _nats_url(cls, value: str | None) -> str | None:
@@ -192,7 +200,7 @@ class Settings(BaseSettings):
 
     @property
     def cors_origin_list(self) -> list[str]:
-        return [o.strip().rstrip("/") for o in self.cors_origins.split(",") if o.strip()]
+        return self.cors_origins.split(",") if self.cors_origins else []
 
     @property
     def rate_limits_on(self) -> bool:
@@ -215,3 +223,24 @@ def refusal(exc: ValidationError) -> str:
         given = f" (given {err['input']!r})" if shown and "input" in err else ""
         lines.append(f"{name}: {err['msg'].removeprefix('Value error, ')}{given}")
     return "the settings cannot work:\n  " + "\n  ".join(lines)
+
+
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
+def _origin(text: str) -> str:
+    """One origin of CORS_ORIGINS as browsers write it, else ValueError."""
+    try:
+        parts = urlsplit(text.rstrip("/"))
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (parts is None or not parts.scheme or not parts.hostname or parts.path or parts.query
+            or parts.fragment or parts.username is not None):  # fmt: skip
+        raise ValueError(f"{text!r} is not an origin: write scheme://host or"
+                         " scheme://host:port, such as https://app.example (each origin"
+                         " listed, no '*')")  # fmt: skip
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    scheme = parts.scheme.lower()
+    keep = port is not None and port != _DEFAULT_PORTS.get(scheme)
+    return f"{scheme}://{host}:{port}" if keep else f"{scheme}://{host}"

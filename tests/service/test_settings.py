@@ -29,6 +29,10 @@ REFUSED = [
     ({"REQUEST_TIMEOUT_S": "inf"}, "REQUEST_TIMEOUT_S: Input should be a finite number"),
     ({"MIN_MEDIAN_MOVE_MS": str(2**31)}, "MIN_MEDIAN_MOVE_MS: Input should be less than or"),
     ({"PORT": "0", "WORKERS": "2"}, "PORT=0 (any free port) takes one worker"),
+    ({"CORS_ORIGINS": "https://app.example, app.example"}, "CORS_ORIGINS: 'app.example' is"
+     " not an origin: write scheme://host"),
+    ({"CORS_ORIGINS": "*"}, "CORS_ORIGINS: '*' is not an origin"),
+    ({"CORS_ORIGINS": "https://app.example/play"}, "'https://app.example/play' is not an"),
 ]
 
 
@@ -88,3 +92,13 @@ def test_urls_libpq_takes_are_taken() -> None:
                 "read-write", "postgresql:///solitaire?host=/run/postgresql",
                 "postgres://u:p@[::1]:5432/x", "postgresql://u@db.example/x"):  # fmt: skip
         assert Settings(database_url=url).database_url == url
+
+
+def test_origins_are_written_as_browsers_send_them() -> None:
+    """An origin matches the `Origin` a browser sends (lower case, no default port), one
+    written otherwise too."""
+    written = " https://App.Example/, http://localhost:5173,https://b.example:443,app://x "
+    assert Settings(cors_origins=written).cors_origin_list == [
+        "https://app.example", "http://localhost:5173", "https://b.example", "app://x"
+    ]
+    assert Settings(cors_origins="").cors_origin_list == []
