@@ -118,10 +118,14 @@ def _message(err: Any) -> str:
 MOST_FAULTS: Final = 20
 
 
-def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
+def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]], dict[str, int]]:
+    """The detail, the faults, and for faults of a batch's moves the place of the first
+    (`index`, from 0), as every refusal of a batch's move names it."""
     errors = []
     parts = []
     faults = exc.errors(include_url=False, include_input=False)
+    places = [loc[1] for loc in (err["loc"] for err in faults)
+              if len(loc) > 1 and loc[0] == "moves" and isinstance(loc[1], int)]  # fmt: skip
     for err in faults[:MOST_FAULTS]:
         where = printable(".".join(str(p) for p in err["loc"]) or "body")[:100]
         msg = _message(err)
@@ -129,7 +133,8 @@ def _validation_detail(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]
         parts.append(f"{where}: {msg}")
     if len(faults) > MOST_FAULTS:
         parts.append(f"and {len(faults) - MOST_FAULTS} more")
-    return "the request body is not valid: " + "; ".join(parts), errors
+    place = {"index": min(places)} if places else {}
+    return "the request body is not valid: " + "; ".join(parts), errors, place
 
 
 # the parser's words (llhttp's) that name no header or feature a person would know
@@ -312,8 +317,8 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
         request.content.feed_eof()
         return response
     except ValidationError as exc:
-        detail, errors = _validation_detail(exc)
-        return problem(400, detail, "validation", errors=errors)
+        detail, errors, place = _validation_detail(exc)
+        return problem(400, detail, "validation", errors=errors, **place)
     except EngineError as exc:
         status, detail, slug, title, extra = _engine_parts(exc)
         return problem(status, detail, slug, title, **extra)

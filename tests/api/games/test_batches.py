@@ -72,6 +72,16 @@ async def test_malformed_batches_are_400(client: TestClient) -> None:
     problem = await batch(client, ada, gid, [{"from": "t1", "to": "c"}, {"from": "t9", "to": "c"}],
                           status=400)
     assert problem["index"] == 1
+    # a card not written as the API writes it, or a field of a move, is the body's fault,
+    # the move's place said all the same: the first of them
+    for wrong in ({"card": "1X", "to": "c"}, {"from": "t1", "to": "c", "count": 0}):
+        problem = await batch(client, ada, gid, [{"from": "t1", "to": "c"}, wrong, wrong],
+                              status=400)
+        assert problem["index"] == 1 and problem["type"].endswith("/validation"), problem
+        assert [e["field"].split(".")[:2] for e in problem["errors"]] == [["moves", "1"],
+                                                                         ["moves", "2"]]
+    for moves in ([], [{"from": "t1", "to": "c"}] * 501):  # (not a move's fault: no place)
+        assert "index" not in await batch(client, ada, gid, moves, status=400)
     r = await client.post(f"/v1/games/{gid}/moves", headers=auth(ada),
                           json={"moves": [{"from": "t1", "to": "c"}], "from": "t1", "to": "c"})
     assert r.status == 400
