@@ -336,6 +336,12 @@ async def test_giving_a_game_up(page: Any, http: aiohttp.ClientSession) -> None:
     assert await page.is_hidden("#give-up")
     record = await api_get(http, f"/v1/players/{game['player_id']}")
     assert record["abandoned"] == 1 and record["playing"] == 0
+    await page.context.clear_cookies()
+    await page.evaluate("localStorage.clear()")  # now someone else, who only watches
+    await page.goto(f"/?game={game_id}")
+    await idle(page)
+    said = await field(page, "message")
+    assert said == "FreeCell deal 5, abandoned. “Replay this game” shows how it was played."
 
 
 async def test_another_game_gives_up_the_touched_one_in_play(

@@ -110,7 +110,9 @@ export async function openGame(id) {
   if (app.mode === "play") keepLastGame(game.id);
   const title = `${TITLES[game.variant]} deal ${game.deal}`;
   if (app.mode !== "play") {
-    say(`You are watching ${title}: moves appear as they are played.`);
+    say(game.status === "playing" || game.status === "blocked"
+      ? `You are watching ${title}: moves appear as they are played.`
+      : `${title}, ${game.status}. “Replay this game” shows how it was played.`);
   } else if (game.status === "blocked") {
     say(`${title}. No legal move is left: undo to go back, or start again.`, "error");
   } else if (game.status === "playing") {

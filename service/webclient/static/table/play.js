@@ -7,6 +7,7 @@
 import { ApiError } from "../api.js";
 import { $, api, app, say } from "../app.js";
 import { cardName, cardText, pileName, rankOf, suitOf } from "../cards.js";
+import { capital } from "../format.js";
 import { canPlay, legalNow } from "./choose.js";
 import { reload, showEvents } from "./game.js";
 import { firstEmptyCell, locate, pileCards } from "../state.js";
@@ -15,7 +16,8 @@ import { refreshMarks, updateAssisted, updateButtons } from "./view.js";
 const MOVED_ON = "The game had moved on (in another window?); it is up to date now.";
 
 /** Sends one write; true when the server took it (its events are shown by then).
- * `batch`: the moves of a request that carries several (a refusal names one of them). */
+ * `batch`: the moves of a request that carries several, whose refusal of one of them
+ * (422, its `index`) is not told here: its place is the answer, the game read again. */
 async function send(request, batch = null) {
   app.selection = null;
   refreshMarks();
@@ -30,12 +32,9 @@ async function send(request, batch = null) {
     } else if (error.status === 409 && (error.problem.type || "").endsWith("/race-over")) {
       await reload(); // the race's end abandoned the game: show it as the server has it
       say(error.detail, "error");
-    } else if (batch && error.status === 422 && error.problem.index !== undefined) {
+    } else if (batch && error.status === 422 && batch[error.problem.index]) {
       await reload();
-      const index = error.problem.index;
-      const move = batch[index] ? ` (${describeMove(batch[index])})` : "";
-      say(`Move ${index + 1} of ${batch.length}${move} was refused: ${error.detail} `
-        + `None of the ${batch.length} moves was made; the game is as the server has it.`, "error");
+      return { index: error.problem.index, why: unnumbered(error.detail) };
     } else if (error.status === 401 || error.status === 403) {
       await reload();
       say(`${error.detail} You can watch this game.`, "error");
@@ -50,8 +49,15 @@ async function send(request, batch = null) {
 
 function describeMove(move) {
   const what = move.card ? cardName(move.card) : pileName(move.from, app.game.variant);
-  if (move.to === "auto") return `${what} up or to a cell`;
+  if (move.to === "auto") return app.state?.cells?.length ? `${what} up or to a cell` : `${what} up`;
   return `${what} to ${pileName(move.to, app.game.variant)}`;
+}
+
+/** A batch's refusal as said of one move: without the server's "move 1 of the batch
+ * (counting from 0): ", a sentence. */
+function unnumbered(detail) {
+  const text = capital(String(detail || "").replace(/^move \d+ of the batch \(counting from 0\): /, ""));
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 // ------------------------------------------------------------------ moves sent together
@@ -78,7 +84,25 @@ export async function flushMoves() {
     await send(() => api.move(g.id, { ...moves[0], expected_version: g.version }));
     return;
   }
-  await send(() => api.moves(g.id, moves, g.version), moves);
+  // a batch is all or none: a move refused is left out and the others go again (those
+  // before it were legal; those after it are judged without it), one request each time
+  let left = moves;
+  const refused = [];
+  let made = 0;
+  while (left.length && app.game?.id === g.id && canPlay()) {
+    const sent = left;
+    const version = app.game.version;
+    const answer = await send(() => api.moves(g.id, sent, version), sent);
+    if (answer === false) return; // refused as a whole, and told (the game moved on…)
+    if (answer === true) made = sent.length;
+    if (answer?.index === undefined) break;
+    refused.push(`${capital(describeMove(sent[answer.index]))} was refused: ${answer.why}`);
+    left = sent.filter((_, i) => i !== answer.index);
+  }
+  if (refused.length) {
+    const others = made === 1 ? " The other move was made." : ` The other ${made} moves were made.`;
+    say(`${refused.join(" ")}${made ? others : ""}`, "error");
+  }
 }
 
 /** Moves what is chosen to `target` (a pile, or "c" for any free cell). */
@@ -170,7 +194,9 @@ function recordHint(answer) {
 
 /** Asks for a hint (POST: the hint goes on the game's record) and marks its card and place. */
 export async function hint() {
-  if (!canPlay() || app.features.hint === false) return;
+  // (as the button, which a game not in play greys out: a hint there would tell nothing
+  // and still mark the game assisted)
+  if (!canPlay() || app.features.hint === false || app.game.status !== "playing") return;
   const g = app.game;
   if (g.race_id) {
     say("There are no hints in a race's games.");
