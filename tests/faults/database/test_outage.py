@@ -294,7 +294,9 @@ async def test_a_write_answered_503_that_commits_later_leaves_no_stale_304(db_ur
 
 
 async def test_a_statement_the_database_cancels_is_a_503(db_url: str) -> None:
-    async with instance(db_url, db_timeout=5.0) as client:
+    # (the move may take seconds to reach the lock on a loaded machine: it waits up to
+    # DB_TIMEOUT there, and the test up to 8 s for it)
+    async with instance(db_url, db_timeout=10.0) as client:
         ada = await new_player(client)
         gid = (await new_game(client, ada, deal=617))["id"]
         conn, tx = await held(db_url, gid)
@@ -302,7 +304,7 @@ async def test_a_statement_the_database_cancels_is_a_503(db_url: str) -> None:
             move = asyncio.create_task(client.post(
                 f"/v1/games/{gid}/moves", json={"from": "t1", "to": "c"}, headers=auth(ada)))
             blocked = None
-            for _ in range(100):
+            for _ in range(400):
                 blocked = await conn.fetchval(
                     "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
                     " AND wait_event_type = 'Lock'")
