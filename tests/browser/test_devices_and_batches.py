@@ -320,3 +320,33 @@ async def test_a_move_that_got_no_answer_is_told_until_the_server_answers_again(
     await message.filter(has_text="Connected again").wait_for(timeout=10_000)
     game = await same_as_api(page, http, game_id)
     assert game["version"] == 1 and game["moves"] == 0
+
+
+async def test_a_move_whose_answer_is_lost_is_told_as_the_players_own(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """The move reaches the server (201) and its answer is lost on the way back: the
+    page hears the move on its live stream and tells it as the player's own, not as one
+    played in another window."""
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    await page.wait_for_function("() => document.body.dataset.live === 'live'")
+    card = (await shown(page))["tableau"][0][-1]
+    lost: list[int] = []
+
+    async def answer_lost(route: Any) -> None:
+        if lost:
+            await route.continue_()
+            return
+        lost.append((await route.fetch()).status)  # (made on the server)
+        await route.abort("connectionreset")
+
+    await page.route(f"**/v1/games/{game_id}/moves", answer_lost)
+    await double_click(page, card)
+    await page.wait_for_function(
+        "() => document.querySelector('#table').dataset.version === '2'"
+        " && document.body.dataset.busy === 'false'"
+    )
+    assert lost == [201]
+    message = await field(page, "message")
+    assert "your move was made" in message and "another window" not in message, message
+    await same_as_api(page, http, game_id)

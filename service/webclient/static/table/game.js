@@ -283,8 +283,10 @@ function onLiveEvent(event) {
     }
     // (a player's own page shows its moves with their answers: a step heard here was
     // played elsewhere, in another window or on another device, and any choice is gone)
+    const mine = app.unanswered !== undefined && event.seq > app.unanswered;
     const tell = (step) => say(app.mode === "watch" ? `${capital(describeStep(step))}.`
-      : `${capital(describeStep(step))}, played in another window or device.`);
+      : mine ? `${capital(describeStep(step))}: your move was made (its answer was lost).`
+        : `${capital(describeStep(step))}, played in another window or device.`);
     if (!(await showSteps(stepsOf([event]), tell))) {
       await reload();
       return;

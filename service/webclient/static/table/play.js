@@ -22,10 +22,14 @@ async function send(request, batch = null) {
   app.selection = null;
   refreshMarks();
   let answer;
+  // a write whose answer is lost may have been made: its events, heard live, are this
+  // page's (game.js, onLiveEvent), not another window's
+  app.unanswered = app.game?.version;
   try {
     answer = await request();
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    if (error.status !== 0) app.unanswered = undefined;
     if (error.status === 409 && error.problem.current_version !== undefined) {
       await reload();
       say(`${MOVED_ON} Try again.`, "error");
@@ -43,6 +47,7 @@ async function send(request, batch = null) {
     }
     return false;
   }
+  app.unanswered = undefined;
   await showEvents(answer.events || [], answer.game);
   return true;
 }
