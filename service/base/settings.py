@@ -233,14 +233,16 @@ def _origin(text: str) -> str:
     try:
         parts = urlsplit(text.rstrip("/"))
         port = parts.port
-    except ValueError:
-        parts, port = None, None
-    if (parts is None or not parts.scheme or not parts.hostname or parts.path or parts.query
+        # (a name in letters other than ASCII goes in `Origin` in its ASCII form, xn--…)
+        host = (parts.hostname or "").encode("idna").decode("ascii")
+    except (ValueError, UnicodeError):
+        parts, port, host = None, None, ""
+    if (parts is None or not parts.scheme or not host or parts.path or parts.query
             or parts.fragment or parts.username is not None):  # fmt: skip
         raise ValueError(f"{text!r} is not an origin: write scheme://host or"
                          " scheme://host:port, such as https://app.example (each origin"
                          " listed, no '*')")  # fmt: skip
-    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    host = host if ":" not in host else f"[{host}]"
     scheme = parts.scheme.lower()
     keep = port is not None and port != _DEFAULT_PORTS.get(scheme)
     return f"{scheme}://{host}:{port}" if keep else f"{scheme}://{host}"

@@ -317,10 +317,11 @@ _TIMES: Final = ("starts_at", "ends_at")  # the times a race's events carry in t
 def _timed(data: dict[str, Any]) -> dict[str, Any]:
     """An event's data with its times written as the API writes every time, in UTC with
     microseconds: PostgreSQL wrote them into the log's jsonb without trailing zeros."""
-    if not any(name in data for name in _TIMES):
+    times = [name for name in _TIMES if isinstance(data.get(name), str)]
+    if not times:
         return data
     return {**data, **{name: datetime.fromisoformat(data[name]).astimezone(UTC).isoformat(
-        timespec="microseconds") for name in _TIMES if name in data}}  # fmt: skip
+        timespec="microseconds") for name in times}}  # fmt: skip
 
 
 async def versions(backend: Backend, race_ids: list[uuid.UUID]) -> dict[uuid.UUID, int]:

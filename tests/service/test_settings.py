@@ -97,8 +97,10 @@ def test_urls_libpq_takes_are_taken() -> None:
 def test_origins_are_written_as_browsers_send_them() -> None:
     """An origin matches the `Origin` a browser sends (lower case, no default port), one
     written otherwise too."""
-    written = " https://App.Example/, http://localhost:5173,https://b.example:443,app://x "
+    written = (" https://App.Example/, http://localhost:5173,https://b.example:443,app://x,"
+               "https://bücher.example, http://[::1]:8080")
     assert Settings(cors_origins=written).cors_origin_list == [
-        "https://app.example", "http://localhost:5173", "https://b.example", "app://x"
+        "https://app.example", "http://localhost:5173", "https://b.example", "app://x",
+        "https://xn--bcher-kva.example", "http://[::1]:8080",
     ]
     assert Settings(cors_origins="").cors_origin_list == []

@@ -54,14 +54,17 @@ async function send(request, batch = null) {
 
 function describeMove(move) {
   const what = move.card ? cardName(move.card) : pileName(move.from, app.game.variant);
-  if (move.to === "auto") return app.state?.cells?.length ? `${what} up or to a cell` : `${what} up`;
+  if (move.to === "auto") {
+    return app.state?.cells?.length ? `${what} up or to a cell` : `${what} up`;
+  }
   return `${what} to ${pileName(move.to, app.game.variant)}`;
 }
 
 /** A batch's refusal as said of one move: without the server's "move 1 of the batch
  * (counting from 0): ", a sentence. */
 function unnumbered(detail) {
-  const text = capital(String(detail || "").replace(/^move \d+ of the batch \(counting from 0\): /, ""));
+  const said = String(detail || "").replace(/^move \d+ of the batch \(counting from 0\): /, "");
+  const text = capital(said);
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
