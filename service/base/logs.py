@@ -22,6 +22,14 @@ from typing import TextIO
 
 FLUSH_SECONDS = 0.25
 BUFFER_BYTES = 1 << 16
+SAID_EVERY = 20  # a failure repeated at each try is a warning once in so many in a row
+
+
+def repeated_level(failures: int) -> int:
+    """The level of a failure that repeats at each try while something is away (the
+    database for the listener, the race clock): the first of a run of `failures` is a
+    warning, and each SAID_EVERY-th after it; the others are debug."""
+    return logging.DEBUG if failures % SAID_EVERY else logging.WARNING
 
 
 class BufferedLines(logging.StreamHandler):  # type: ignore[type-arg]

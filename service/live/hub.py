@@ -37,6 +37,7 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
+from service.base.logs import repeated_level
 from service.database.statements import (
     CHANNEL,
     SIGNED_OUT,
@@ -373,9 +374,8 @@ class StreamHub(Feeds):
                 log.warning("stream: the listening connection was closed")
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # said once in 20 tries in a row (one each 0.5 s)
-                level = logging.DEBUG if failures % 20 else logging.WARNING
-                log.log(level, "stream: listening failed: %r", exc)
+            except Exception as exc:  # (a try each 0.5 s at most: not each one a warning)
+                log.log(repeated_level(failures), "stream: listening failed: %r", exc)
             finally:
                 self.listening.clear()
                 if conn is not None:

@@ -22,6 +22,7 @@ from aiohttp import web
 
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
+from service.base.logs import repeated_level
 from service.base.requests import (
     MAX_SEQ,
     after_query,
@@ -125,14 +126,14 @@ async def race_clock_ctx(app: web.Application) -> AsyncIterator[None]:
     every = app[SETTINGS_KEY].race_tick_s
 
     async def run() -> None:
-        failures = 0  # in a row: a database away is said once in 20 ticks, not at each
+        failures = 0  # in a row (a database away is not a warning at each tick)
         while True:
             try:
                 await races.tick(app[BACKEND_KEY])
                 failures = 0
             except StoreError as exc:
-                level = logging.DEBUG if failures % 20 else logging.WARNING
-                log.log(level, "could not start or end the races due (%r); will try again", exc)
+                log.log(repeated_level(failures),
+                        "could not start or end the races due (%r); will try again", exc)
                 failures += 1
             except Exception:
                 log.exception("the race clock failed once; it goes on")
