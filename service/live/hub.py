@@ -19,8 +19,9 @@ events themselves are always read from the log. Each instance has ONE dedicated
 connection that LISTENs (not one per socket, not from the pool); when it drops, it is
 opened again with backoff and every game with subscribers catches up from the log, so a
 lost notification delays an event and never loses it. With EVENTS_BROKER set, the
-same lines go through NATS instead, all of them from the publisher (at once after the
-commit: a few milliseconds later than through PostgreSQL for the others' memory).
+same lines go through NATS instead (service/live/broker.py), all of them from the
+publisher (at once after the commit: a few milliseconds later than through PostgreSQL for
+the others' memory).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ import random
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import asyncpg
 from aiohttp import web
@@ -47,12 +47,12 @@ from service.database.statements import (
 )
 from service.database.store import EventStore
 from service.live.beats import BEAT, Beats
+from service.live.broker import Broker
 from service.live.feeds import Feeds
 from service.live.subscriptions import Subscription
 
 log = logging.getLogger("service.stream")
 
-SUBJECT = "solitaire.game_events"  # the broker's subject, when EVENTS_BROKER is set
 APPLICATION_NAME = "solitaire-stream-listener"
 # seconds a start waits after its first beat came back, by when the others have heard it
 SETTLE = 0.05
@@ -79,7 +79,6 @@ class StreamHub(Feeds):
         self.dsn = dsn
         # nats://host:port: wake-ups go through NATS instead of LISTEN/NOTIFY
         self.broker = broker
-        self._nats: Any = None
         self.check_every = check_every
         self.retry_first = retry_first
         # the longest wait between the listener's tries (the publisher's too): how late its
@@ -90,6 +89,8 @@ class StreamHub(Feeds):
         # LISTEN, and are left unread (it woke its feeds and settled its memory at the
         # commit), as NATS does not send them back (no_echo)
         self.sender = f"from {secrets.token_hex(8)}"
+        self._broker = None if broker is None else Broker(
+            broker, APPLICATION_NAME, self.sender, retry_first, retry_max)
         self._outbox: dict[uuid.UUID, int] = {}
         # races whose log this instance grew since the last publish
         self._race_outbox: set[uuid.UUID] = set()
@@ -144,10 +145,8 @@ class StreamHub(Feeds):
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks = []
         self._feeds.clear()
-        if self._nats is not None:
-            with contextlib.suppress(Exception):
-                await self._nats.close()
-            self._nats = None
+        if self._broker is not None:
+            await self._broker.close()
 
     async def sweep(self) -> None:
         """The games' feeds that are behind the log woken (Feeds.sweep), then the races'."""
@@ -243,13 +242,10 @@ class StreamHub(Feeds):
         Only their memory hears it: what the token may do is the database's word
         (players/accounts.py), so a line lost costs nothing but a refused write's
         statement."""
-        if not self.broker:
+        if self._broker is None:
             return
         try:
-            if self._nats is None or not self._nats.is_connected:
-                raise ConnectionError("not connected to the broker")
-            for payload in payloads(self.sender, [f"{SIGNED_OUT} {digest.hex()}"]):
-                await self._nats.publish(SUBJECT, payload.encode())
+            await self._broker.publish([f"{SIGNED_OUT} {digest.hex()}"])
         except Exception as exc:
             log.warning("stream: could not tell the other instances of a sign-out: %s", exc)
 
@@ -271,11 +267,8 @@ class StreamHub(Feeds):
             lines += [f"race {race}" for race in races]
             lines += [board_line(*board) for board in boards]
             try:
-                if self.broker:
-                    if self._nats is None or not self._nats.is_connected:
-                        raise ConnectionError("not connected to the broker")
-                    for payload in payloads(self.sender, lines):
-                        await self._nats.publish(SUBJECT, payload.encode())
+                if self._broker is not None:
+                    await self._broker.publish(lines)
                 else:
                     async with self.store.connection() as conn:
                         for payload in payloads(self.sender, lines):
@@ -299,48 +292,22 @@ class StreamHub(Feeds):
     # ------------------------------------------------------------ the broker (NATS)
 
     async def _listen_nats(self) -> None:
-        """Wake-ups through NATS: the same lines as the NOTIFY payloads on SUBJECT. The
-        client reconnects by itself; after each (re)connection the sweep catches up from the
-        log, so a wake-up lost while the broker was away delays events, never loses them."""
-        import nats
+        """Wake-ups through the broker (service/live/broker.py): after each (re)connection
+        the sweep catches up from the log."""
+        assert self._broker is not None
 
-        async def message(msg: Any) -> None:
-            self._notified(None, 0, SUBJECT, msg.data.decode())
+        def heard(payload: str) -> None:
+            self._notified(None, 0, "", payload)
 
         async def back() -> None:
             self.connects += 1
             self.listening.set()
-            log.info("stream: the broker is back; catching up from the log")
             await self.sweep()
 
         async def gone() -> None:
             self.listening.clear()
-            log.warning("stream: the broker connection was lost")
 
-        failures = 0
-        while self._nats is None:
-            try:
-                self._nats = await nats.connect(
-                    self.broker, name=APPLICATION_NAME, max_reconnect_attempts=-1,
-                    reconnect_time_wait=self.retry_first, connect_timeout=5,
-                    reconnected_cb=back, disconnected_cb=gone,
-                    allow_reconnect=True,
-                    # this instance woke its own feeds at the commit: its own publishes
-                    # coming back would only wake them again, for a read that finds nothing
-                    no_echo=True,
-                )  # fmt: skip
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                delay = min(self.retry_first * 2**failures, self.retry_max)
-                failures += 1
-                log.warning("stream: broker unreachable (%s); again in %.1f s", exc, delay)
-                await asyncio.sleep(delay)
-        await self._nats.subscribe(SUBJECT, cb=message)
-        self.connects += 1
-        self.listening.set()
-        await self.sweep()
-        await asyncio.Event().wait()  # the client runs by itself until stop()
+        await self._broker.listen(heard, back, gone)
 
     # ------------------------------------------------------------ the listening connection
 
