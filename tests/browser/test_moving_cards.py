@@ -18,6 +18,7 @@ from .helpers import (
     click_pile,
     expected_targets,
     field,
+    game_id_of,
     idle,
     legal_piles,
     open_deal,
@@ -301,3 +302,23 @@ async def test_the_hint_key_asks_nothing_where_the_button_is_greyed_out(
     await idle(page)
     game = await api_get(http, f"/v1/games/{game_id}")
     assert game["hints"] == 0 and game["assisted"] is False, game
+
+
+async def test_automatic_moves_switched_mid_game_wait_for_the_next_deal(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """A game keeps the `autoplay` it was dealt with: unticking the box mid-game says so,
+    and the next deal is dealt without automatic moves."""
+    game_id = await open_deal(page, "freecell", 617)
+    if not await page.is_visible("#autoplay"):  # (the new-game bar folded, on a phone)
+        await page.click("#new-game-toggle")
+    await page.uncheck("#autoplay")
+    message = await page.inner_text("#message")
+    assert "no longer go up by themselves from the next deal on" in message, message
+    assert (await api_get(http, f"/v1/games/{game_id}"))["autoplay"] is True
+    await page.fill("#deal-input", "617")
+    await page.click("#play-deal")
+    await idle(page)
+    again = game_id_of(page.url)
+    assert again != game_id
+    assert (await api_get(http, f"/v1/games/{again}"))["autoplay"] is False

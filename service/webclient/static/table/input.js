@@ -234,6 +234,15 @@ export function wireInput() {
     const { variant, deal } = event.currentTarget.dataset;
     enqueue(() => startGame(variant, Number(deal), $("#autoplay").checked));
   });
+  $("#autoplay").addEventListener("change", (event) => {
+    // a game keeps the setting it was dealt with (the API's `autoplay`): say so mid-game
+    const g = app.game;
+    if (app.mode === "play" && g && g.status === "playing") {
+      say(event.target.checked === (g.autoplay !== false)
+        ? "" : `Cards will ${event.target.checked ? "" : "no longer "}go up by themselves`
+          + " from the next deal on: this game keeps its setting.");
+    }
+  });
   $("#variant").addEventListener("change", () => enqueue(refreshDaily));
   $("#grade").addEventListener("change", () => enqueue(refreshDaily));
   for (const button of document.querySelectorAll("[data-start]")) {
