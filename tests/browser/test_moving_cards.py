@@ -279,31 +279,6 @@ async def test_keys_play_while_a_checkbox_has_the_focus(page: Any) -> None:
     assert await page.get_attribute("#table", "data-selected") == ""
 
 
-# Baker's Dozen deal 3 played into a position with no legal move left (blocked)
-BLOCKING = [("t8", "t3"), ("t2", "t1"), ("t1", "t11"), ("t10", "t3"), ("t10", "t11"),
-            ("t7", "t4"), ("t7", "t9"), ("t6", "t9"), ("t6", "t3"), ("t7", "t5")]
-
-
-async def test_the_hint_key_asks_nothing_where_the_button_is_greyed_out(
-    page: Any, http: aiohttp.ClientSession
-) -> None:
-    """A blocked game's Hint button is greyed out, and the H key asks nothing either: a
-    hint there tells nothing and would still mark the game assisted."""
-    game_id = await open_deal(page, "bakers_dozen", 3, autoplay=False)
-    moves = [{"from": source, "to": target} for source, target in BLOCKING]
-    async with http.post(f"/v1/games/{game_id}/moves", json={"moves": moves},
-                         headers={"Authorization": f"Bearer {await token_of(page)}"}) as r:
-        assert r.status == 201, await r.text()
-        assert (await r.json())["game"]["status"] == "blocked"
-    await page.reload()
-    await idle(page)
-    assert await page.is_disabled("#hint")
-    await page.keyboard.press("h")
-    await idle(page)
-    game = await api_get(http, f"/v1/games/{game_id}")
-    assert game["hints"] == 0 and game["assisted"] is False, game
-
-
 async def test_automatic_moves_switched_mid_game_wait_for_the_next_deal(
     page: Any, http: aiohttp.ClientSession
 ) -> None:

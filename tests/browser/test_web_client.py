@@ -238,36 +238,6 @@ async def test_a_blocked_game_says_so_and_undo_helps(
     assert await page.is_hidden("#banner")
 
 
-async def test_hint(page: Any, http: aiohttp.ClientSession) -> None:
-    """The hint button follows the server: hidden while it has no hint endpoint; otherwise
-    the hinted card and place are marked, and tapping them plays the move. A hint asked
-    for (POST: it goes on the game's record) makes the game assisted, and the page says so."""
-    game_id = await open_deal(page, "freecell", 3)
-    async with http.get(f"/v1/games/{game_id}/hint") as response:
-        has_hints = response.status != 404
-    if not has_hints:
-        assert await page.is_hidden("#hint")
-        return
-    assert await page.is_hidden("#assisted")
-    await page.click("#hint")
-    await idle(page)
-    assert (await field(page, "message")).startswith("Hint:")
-    card = await page.get_attribute("#table .hint-card", "data-card")
-    pile = await page.get_attribute("#table [data-hint]", "data-pile")
-    assert card and pile
-    game = await api_get(http, f"/v1/games/{game_id}")
-    if game.get("hints"):  # a server that records hints: the hint is in the log
-        assert game["assisted"] is True and game["version"] >= 2
-        assert await page.is_visible("#assisted")
-        assert await page.get_attribute("#table", "data-version") == str(game["version"])
-    else:
-        assert await page.is_hidden("#assisted")
-    await click_card(page, card)
-    await click_pile(page, pile)
-    assert await field(page, "moves") == "1"  # the move went with the version after the hint
-    await same_as_api(page, http, game_id)
-
-
 async def test_a_second_page_watches_the_game_live(
     pages: Pages, http: aiohttp.ClientSession
 ) -> None:

@@ -18,11 +18,12 @@ export const app = {
   mode: "none", // "play" (the game is this player's) | "watch" | "replay" (replay.js)
   selection: null, // {kind: "card", card, pile, count, legal} | {kind: "pile", pile, legal}
   hint: null, // {card, pile}
+  hintWarned: null, // the game whose player was told that a hint marks it assisted
   legal: null, // {version, moves}
   legalPending: null, // {version, promise}
   feed: null,
   lastTap: null, // {card, time}: the tap that chose a card, for double taps
-  features: { hint: null, hintWrites: null, daily: null },
+  features: { hint: null, daily: null },
   refreshTimer: null,
 };
 

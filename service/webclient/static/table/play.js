@@ -210,6 +210,13 @@ export async function hint() {
     say("There are no hints in a race's games.");
     return;
   }
+  if (!g.assisted && app.hintWarned !== g.id) {
+    // a hint goes on the game's record for good: the first is asked for twice
+    app.hintWarned = g.id;
+    say("A hint goes on this game's record: won, it would count only among the wins with"
+      + " hints. Ask again for the hint.");
+    return;
+  }
   say("Looking for a winning line…");
   let answer;
   try {
