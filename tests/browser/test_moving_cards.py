@@ -14,6 +14,7 @@ from engine import VARIANTS
 
 from .helpers import (
     api_get,
+    card_name,
     click_card,
     click_pile,
     expected_targets,
@@ -297,3 +298,27 @@ async def test_automatic_moves_switched_mid_game_wait_for_the_next_deal(
     again = game_id_of(page.url)
     assert again != game_id
     assert (await api_get(http, f"/v1/games/{again}"))["autoplay"] is False
+
+
+async def test_a_column_chosen_by_key_says_which_cards_go_where(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """A column picked with its digit says, for each place, which of its cards a move
+    there takes (as many as may go), and the move takes them."""
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    async with http.post(f"/v1/games/{game_id}/moves", json={"from": "t5", "to": "t8"},
+                         headers={"Authorization": f"Bearer {await token_of(page)}"}) as r:
+        assert r.status == 201, await r.text()
+        run = (await r.json())["game"]["state"]["tableau"][7][-2:]  # two cards, on t2
+    await page.reload()
+    await idle(page)
+    await page.keyboard.press("8")
+    await idle(page)
+    message = await field(page, "message")
+    assert message.startswith("Column 8: "), message
+    assert f"the {card_name(run[1])} to cell 1, cell 2, cell 3 or cell 4" in message, message
+    assert f"the {card_name(run[0])} and the 1 card on it to column 2" in message, message
+    await page.keyboard.press("2")
+    await idle(page)
+    game = await same_as_api(page, http, game_id)
+    assert game["state"]["tableau"][1][-2:] == run and game["moves"] == 2

@@ -40,6 +40,14 @@ function targetsOf(moves, from, count) {
   return [...targets].sort((a, b) => order(a) - order(b));
 }
 
+/** The most cards of `pile` that may go to `target` in one move (a cell: any cell), 1 at
+ * least: what a move of a pile chosen with the keyboard sends there. */
+export function mostCards(moves, pile, target) {
+  return moves
+    .filter((m) => m.from === pile && (m.to === target || (target[0] === "c" && m.to[0] === "c")))
+    .reduce((most, m) => Math.max(most, m.count), 1);
+}
+
 function listPlaces(piles) {
   const names = piles.map((pile) => pileName(pile, app.game.variant));
   if (names.length <= 1) return names.join("");
@@ -107,7 +115,21 @@ export async function selectPile(pile) {
   app.selection.legal = targetsOf(moves, pile, null);
   refreshMarks();
   const name = capital(pileName(pile, app.game.variant));
-  say(app.selection.legal.length
-    ? `${name} (${cardName(cards[cards.length - 1])}): may go to ${listPlaces(app.selection.legal)}.`
-    : `${name} (${cardName(cards[cards.length - 1])}): no legal place to go now.`);
+  if (!app.selection.legal.length) {
+    say(`${name} (${cardName(cards[cards.length - 1])}): no legal place to go now.`);
+    return;
+  }
+  // what goes where: a place may take more of the column's cards than another
+  const byCount = new Map();
+  for (const place of app.selection.legal) {
+    const count = mostCards(moves, pile, place);
+    byCount.set(count, [...(byCount.get(count) || []), place]);
+  }
+  const parts = [...byCount].sort(([a], [b]) => a - b).map(([count, places]) => {
+    const what = count === 1 ? `the ${cardName(cards[cards.length - 1])}`
+      : `the ${cardName(cards[cards.length - count])} and the ${count - 1}`
+        + ` card${count > 2 ? "s" : ""} on it`;
+    return `${what} to ${listPlaces(places)}`;
+  });
+  say(`${name}: ${parts.join("; ")}.`);
 }

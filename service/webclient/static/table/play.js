@@ -8,7 +8,7 @@ import { ApiError } from "../api.js";
 import { $, api, app, say } from "../app.js";
 import { cardName, cardText, pileName, rankOf, suitOf } from "../cards.js";
 import { capital } from "../format.js";
-import { canPlay, legalNow } from "./choose.js";
+import { canPlay, legalNow, mostCards } from "./choose.js";
 import { reload, showEvents } from "./game.js";
 import { firstEmptyCell, locate, pileCards } from "../state.js";
 import { refreshMarks, updateAssisted, updateButtons } from "./view.js";
@@ -121,10 +121,7 @@ export async function moveSelectionTo(target) {
     return send(() => api.move(g.id, { card: sel.card, to: target, expected_version: g.version }));
   }
   // a pile chosen with the keyboard: as many cards as may legally go there
-  const moves = await legalNow();
-  const fits = moves.filter((m) => m.from === sel.pile
-    && (m.to === target || (target[0] === "c" && m.to[0] === "c")));
-  const count = fits.reduce((most, m) => Math.max(most, m.count), 1);
+  const count = mostCards(await legalNow(), sel.pile, target);
   return send(() => api.move(g.id, {
     from: sel.pile, to: target, count, expected_version: g.version,
   }));
