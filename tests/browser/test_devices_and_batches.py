@@ -23,6 +23,7 @@ from .helpers import (
     open_deal,
     post,
     shown,
+    token_of,
     win,
 )
 
@@ -350,3 +351,27 @@ async def test_a_move_whose_answer_is_lost_is_told_as_the_players_own(
     message = await field(page, "message")
     assert "your move was made" in message and "another window" not in message, message
     await same_as_api(page, http, game_id)
+
+
+async def test_a_players_other_tab_without_websockets_follows_the_game(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """Where no WebSocket gets through (a proxy that drops them), the player's own second
+    tab reads the game's log every few seconds, as a watcher's page does: a move made
+    elsewhere shows there without a tap."""
+    game_id = await open_deal(page, "freecell", 617, autoplay=False)
+    other = await page.context.new_page()  # the same player: the same stored token
+    await other.add_init_script(
+        "window.WebSocket = class { constructor() { throw new Error('no WebSockets'); } };")
+    await other.goto(f"/?game={game_id}")
+    await idle(other)
+    assert await other.get_attribute("body", "data-mode") == "play"
+    await other.wait_for_function("() => document.body.dataset.live === 'polling'")
+    async with http.post(f"/v1/games/{game_id}/moves", json={"from": "t1", "to": "c"},
+                         headers={"Authorization": f"Bearer {await token_of(page)}"}) as r:
+        assert r.status == 201, await r.text()
+    await other.wait_for_function(
+        "() => document.querySelector('#table').dataset.version === '2'"
+        " && document.body.dataset.busy === 'false'", timeout=10_000)
+    await same_as_api(other, http, game_id)
+    await other.close()

@@ -69,7 +69,7 @@ function startFeed() {
       updateModeNote();
       tellConnection(mode);
     },
-    { poll: app.mode === "watch", api },
+    { poll: true, api }, // (without WebSockets a player's other tab follows too)
   ).start();
   document.body.dataset.live = app.feed.mode;
 }
