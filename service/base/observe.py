@@ -16,7 +16,7 @@ import orjson
 from aiohttp import web
 from multidict import CIMultiDictProxy
 
-from service.base.keys import REQUEST_ID_KEY
+from service.base.keys import REQUEST_ID_KEY, WAITED_BEFORE_KEY
 from service.base.logs import access_line
 from service.base.metrics import Metrics
 from service.base.settings import Settings
@@ -86,7 +86,8 @@ class Observer:
         # lives long: each of its waits has DB_TIMEOUT, as background work's do
         upgrade = headers.get("Upgrade")
         websocket = upgrade is not None and upgrade.lower() == "websocket"
-        budget = None if websocket else Budget(self.db_timeout)
+        budget = None if websocket else Budget(
+            self.db_timeout - request.get(WAITED_BEFORE_KEY, 0.0))
         BUDGET.set(budget)
         started = time.perf_counter()
         status = 500
