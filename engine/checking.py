@@ -89,7 +89,8 @@ class Checked(State):
                     if reason is not None:
                         raise IllegalMove(
                             f"the top {count} cards of {self._pile_word('t', si)} are not a run "
-                            f"that can move together: {reason}"
+                            f"that can move together: they hold {column[k + 1].label} on "
+                            f"{column[k].label}, and {reason}"
                         )
             card = column[-count]
         else:

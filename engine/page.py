@@ -65,6 +65,11 @@ class PageHelpers(Checked):
                 result.append(target)
         return result
 
+    @property
+    def _auto_places(self) -> str:
+        """Where `auto` sends a card, in a refusal's words."""
+        return "its foundation or a cell" if self.cell_count else "its foundation"
+
     def move_to_auto(self, source: str, count: int = 1) -> Move:
         """The move of ``count`` cards from the pile ``source`` to ``auto``: its free card to
         its foundation, else to a cell (move_for_card). Raises IllegalMove when the pile is
@@ -75,7 +80,7 @@ class PageHelpers(Checked):
         if count > 1:
             raise IllegalMove(
                 f"{_plural(count, 'card')} from {source} cannot go to 'auto': only a single "
-                "free card goes to its foundation or a cell"
+                f"free card goes to {self._auto_places}"
             )
         return self.move_for_card(card, "auto")
 
@@ -102,7 +107,7 @@ class PageHelpers(Checked):
         if count > 1:
             raise IllegalMove(
                 f"{card.label} has {_plural(count - 1, 'card')} on it: only a single free "
-                "card goes to its foundation or a cell"
+                f"card goes to {self._auto_places}"
             )
         if self.foundations[card.suit] == card.rank - 1:
             return move_of(source, "f")

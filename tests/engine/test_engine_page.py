@@ -22,7 +22,8 @@ def test_move_for_card() -> None:
     # a card in a cell that cannot go up goes to another cell (API.md: "or else to a free
     # cell"; RULES.md: "a card may go from one cell to another, pointless as that is")
     assert pos.move_for_card("QD", "auto") == Move("c1", "c2")
-    with pytest.raises(IllegalMove, match="not a run"):
+    with pytest.raises(IllegalMove, match="not a run that can move together: they hold 8♠ on"
+                                          " K♠, and 8♠ cannot go on K♠"):
         pos.move_for_card("KS", "t2")
     pos.play(Move("t3", "f"))
     with pytest.raises(IllegalMove, match="A♥ is on its foundation"):
@@ -43,6 +44,9 @@ def test_move_for_card_one_card_games() -> None:
     bd = board(BakersDozen, ["8H 7H 6S", *["*"] * 12])
     with pytest.raises(IllegalMove, match="has no cells"):
         bd.move_for_card("6S", "auto")
+    # (a game without cells names none where `auto` may send a card)
+    with pytest.raises(IllegalMove, match="only a single free card goes to its foundation$"):
+        bd.move_to_auto("t1", 2)
     full = board(FreeCell, ["6S", *["*"] * 7], cells="7H 7S 7D 7C")
     with pytest.raises(IllegalMove, match="every cell is full"):
         full.move_for_card("6S", "auto")
