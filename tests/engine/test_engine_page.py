@@ -45,7 +45,7 @@ def test_move_for_card_one_card_games() -> None:
     with pytest.raises(IllegalMove, match="has no cells"):
         bd.move_for_card("6S", "auto")
     # (a game without cells names none where `auto` may send a card)
-    with pytest.raises(IllegalMove, match="only a single free card goes to its foundation$"):
+    with pytest.raises(IllegalMove, match=r"only a single free card goes to its foundation$"):
         bd.move_to_auto("t1", 2)
     full = board(FreeCell, ["6S", *["*"] * 7], cells="7H 7S 7D 7C")
     with pytest.raises(IllegalMove, match="every cell is full"):
