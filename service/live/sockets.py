@@ -185,17 +185,16 @@ async def in_turn(turns: asyncio.Semaphore, stop: asyncio.Event) -> AsyncIterato
     held, when `stop` (the subscription's end) came first. The turn is waited for as long
     as it takes: a thousand streams opened at once, each reading two pages, queue for some
     seconds while the database is well (the read itself still has DB_TIMEOUT)."""
-    waits = [asyncio.ensure_future(turns.acquire()), asyncio.ensure_future(stop.wait())]
+    acquire, stopped = asyncio.ensure_future(turns.acquire()), asyncio.ensure_future(stop.wait())
     try:
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait((acquire, stopped), return_when=asyncio.FIRST_COMPLETED)
+        yield acquire.done() and not acquire.cancelled()
     finally:
-        for w in waits:
-            w.cancel()  # (a turn granted meanwhile goes back: Semaphore.acquire's own rule)
-    taken = waits[0].done() and not waits[0].cancelled()
-    try:
-        yield taken
-    finally:
-        if taken:
+        stopped.cancel()
+        # a turn not yet granted goes back once its acquire is cancelled (Semaphore.acquire's
+        # own rule); one granted goes back here: after its read, or granted just as the
+        # stream ended (its client gone, the wait cancelled before it woke up)
+        if not acquire.cancel() and not acquire.cancelled():
             turns.release()
 
 

@@ -228,6 +228,32 @@ async def test_streams_opened_at_once_leave_the_pool_to_other_requests(db_url: s
         assert most == stream_read_turns(4) == 2
 
 
+async def test_streams_whose_clients_leave_at_once_give_their_turns_back(db_url: str) -> None:
+    """Clients that close a stream as soon as it opens, or send a message over the limit,
+    keep none of the streams' few turns at the database: after sixty of them every turn
+    is free and a new stream gets its events (a probe silenced every new stream of an
+    instance for good with three to seven such clients)."""
+    async with instances(db_url, {"pool_min": 1, "pool_max": 4, "ws_sweep": 600}) as (a,):
+        ada = await new_player(a)
+        gid = (await new_game(a, ada, deal=617))["id"]
+        for _ in range(6):  # in tens at once: some wait for a turn as they go
+            sockets = await asyncio.gather(*(
+                a.ws_connect(f"/v1/games/{gid}/stream?after={i % 2}") for i in range(10)))
+            await asyncio.gather(*(
+                ws.send_str("x" * 4097) if i % 3 == 0 else ws.close()
+                for i, ws in enumerate(sockets)))  # fmt: skip
+            await asyncio.gather(*(ws.close() for ws in sockets))
+        turns = a.app[BACKEND_KEY].stream_reads
+        for _ in range(stream_read_turns(4)):  # (the last streams' ends may still be on
+            await asyncio.wait_for(turns.acquire(), 5)  # their way)
+        for _ in range(stream_read_turns(4)):
+            turns.release()
+        stored = as_json(await events_of(a, gid))
+        ws = await a.ws_connect(f"/v1/games/{gid}/stream")
+        assert await receive(ws, len(stored)) == stored
+        await ws.close()
+
+
 # LISTEN's own faults: these pin the transport to LISTEN/NOTIFY, whatever EVENTS_BROKER
 # says (the broker's outage: test_stream_broker.py)
 LISTEN = {"events_broker": None}
