@@ -388,7 +388,8 @@ def shown_text(what: str, most: int) -> object:
             if unicodedata.category(ch) in _NOT_IN_NAMES and not joins(text, i):
                 raise ValueError(
                     f"{what} cannot contain control, format (bidirectional or zero-width),"
-                    f" line-breaking or private-use characters such as U+{ord(ch):04X}"
+                    f" line-breaking, private-use or unassigned characters such as"
+                    f" U+{ord(ch):04X}"
                 )
         text = text.strip()
         if not 1 <= len(text) <= most:

@@ -273,6 +273,8 @@ async def test_a_name_in_two_lines_is_400(client: TestClient) -> None:
         status, problem = await create(client, name)
         assert status == 400, (name, problem)
         assert "such as U+" in str(problem["detail"]), (name, problem)
+    status, problem = await create(client, "ab\u0378")  # (no character yet)
+    assert status == 400 and "unassigned characters such as U+0378" in problem["detail"]
 
 
 async def test_invisible_characters_are_400(client: TestClient) -> None:

@@ -10,7 +10,8 @@ description says.
 
 Bounded for CI and the same cases every run (derandomized). FUZZ_EXAMPLES (per operation
 and kind, default 20), FUZZ_SCENARIOS (stateful sequences, default 40) and FUZZ_RANDOM=1
-(new cases each run) explore further.
+(new cases each run) explore further; past the defaults give pytest a longer
+`--timeout` than pyproject.toml's 300 s.
 """
 
 from __future__ import annotations
