@@ -189,11 +189,11 @@ async def _caught_up(request: web.Request, backend: Backend) -> bool:
     try:
         return await backend.caught_up(asked)
     finally:
-        waited = time.monotonic() - asked
         budget = current_budget()
         if budget is not None:
-            budget.left -= waited
+            budget.spend(asked)
         else:  # the front's: the app's budget starts short of it (observe.py)
+            waited = time.monotonic() - asked
             request[WAITED_BEFORE_KEY] = request.get(WAITED_BEFORE_KEY, 0.0) + waited
 
 

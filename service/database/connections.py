@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -69,11 +70,23 @@ class Budget:
         self.left = seconds
         self.open = True
 
+    def spend(self, since: float) -> float:
+        """Take the time since `since` (a time.monotonic()) from what is left; the time now."""
+        now = time.monotonic()
+        self.left -= now - since
+        return now
+
 
 def current_budget() -> Budget | None:
     """The budget of the request under way, or None."""
     budget = BUDGET.get()
     return budget if budget is not None and budget.open else None
+
+
+def spend_since(since: float) -> None:
+    """Take the time since `since` from the budget of the request under way, if any."""
+    if (budget := current_budget()) is not None:
+        budget.spend(since)
 
 
 # the current request's budget; None outside requests (background work, a WebSocket's

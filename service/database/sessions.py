@@ -139,9 +139,7 @@ class Sessions:
                 conn = await self._acquire()
                 later = False  # whether the connection goes back to the pool in the background
                 if budget is not None:
-                    now = time.monotonic()
-                    budget.left -= now - start
-                    start = now
+                    start = budget.spend(start)
                 try:
                     yield conn
                 except BROKEN:
@@ -160,7 +158,7 @@ class Sessions:
                         await self.pool.release(conn)
         finally:
             if budget is not None:
-                budget.left -= time.monotonic() - start
+                budget.spend(start)
 
     async def _acquire(self) -> asyncpg.Connection:
         """A connection of the pool. A server that refuses a new one, whatever it says (the

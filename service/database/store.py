@@ -23,8 +23,8 @@ from service.database.connections import (
     DatabaseUnavailable,
     SignedOut,
     VersionConflict,
-    current_budget,
     json_text,
+    spend_since,
 )
 from service.database.sessions import Sessions
 from service.database.statements import (
@@ -186,9 +186,7 @@ class EventStore(Sessions):
             return await write.done
         finally:
             timer.cancel()
-            budget = current_budget()
-            if budget is not None:
-                budget.left -= time.monotonic() - start
+            spend_since(start)
 
     def _give_up(self, write: _Write, wait: float) -> None:
         if write.done.done():

@@ -66,7 +66,7 @@ async def _waited(turn: Awaitable[Any], refusal: str) -> None:
     except TimeoutError:
         raise DatabaseUnavailable(refusal) from None
     finally:
-        budget.left -= time.monotonic() - start
+        budget.spend(start)
 
 
 async def fresh(backend: Backend, game_id: uuid.UUID, from_log: bool = False) -> LiveGame:
