@@ -152,8 +152,8 @@ async def test_idle_race_streams_cost_no_query_and_a_move_still_reaches_them(
     end, by a third instance's clock, and a move on A between them."""
     deal, line = shortest("freecell")
     # one pooled connection each (the count reads what each has done); no clock: nothing is
-    # started or ended while they count; a race's minute lasts 10 s
-    quiet = {"race_tick_s": 3600, "pool_min": 1, "pool_max": 1, "race_minute_s": 10.0}
+    # started or ended while they count; a race's minute lasts 5 s
+    quiet = {"race_tick_s": 3600, "pool_min": 1, "pool_max": 1, "race_minute_s": 5.0}
     a = instance(db_url, **quiet, **transport)
     b = instance(db_url, **quiet, **transport)
     async with a, b, aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as client:

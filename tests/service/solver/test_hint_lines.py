@@ -17,7 +17,7 @@ from service.solver.hints import hint
 from service.solver.lines import line_from_record, player_moves
 from service.solver.verdicts import Solver
 
-DEALS = 10  # per game and autoplay setting (80 games followed home in all)
+DEALS = 5  # per game and autoplay setting (40 games followed home in all)
 
 
 class NoSearch(Executor):
