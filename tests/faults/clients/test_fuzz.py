@@ -30,7 +30,8 @@ import pytest
 from service.app import create_app
 from service.base.settings import Settings
 
-from ..helpers import ROOT, VARIANTS, ServiceProcess, new_game
+from ..driver import VARIANTS, new_game
+from ..helpers import ROOT, ServiceProcess
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 SCENARIOS = int(os.environ.get("FUZZ_SCENARIOS", "40"))

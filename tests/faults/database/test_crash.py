@@ -18,7 +18,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from ..helpers import ROOT, Driver, ServiceProcess, at, check_log, player_moves, until
+from ..driver import Driver, at, check_log, player_moves
+from ..helpers import ROOT, ServiceProcess, until
 
 PLAYERS = 8
 BEFORE_KILL = 160  # acknowledged requests, all players together

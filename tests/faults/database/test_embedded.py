@@ -17,7 +17,8 @@ import psutil
 
 from service.database.embedded import EmbeddedPostgres, stop_embedded
 
-from ..helpers import ServiceProcess, new_game, postgres_processes, private_postgres
+from ..driver import new_game
+from ..helpers import ServiceProcess, postgres_processes, private_postgres
 
 
 async def test_the_embedded_database_killed_is_started_again_and_keeps_what_was_acknowledged(

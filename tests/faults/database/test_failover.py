@@ -25,7 +25,8 @@ from service.live.hub import HUB_KEY
 from service.verify.run import verify
 
 from ...conftest import Served, make_settings
-from ..helpers import Driver, check_log, player_moves, until
+from ..driver import Driver, check_log, player_moves
+from ..helpers import until
 from .replicas import Server, primary_and_standby
 
 PLAYERS = 4

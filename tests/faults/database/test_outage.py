@@ -41,17 +41,8 @@ from service.verify.run import verify
 
 from ...api.helpers import auth, instance, new_game, new_player
 from ...conftest import Served, make_settings
-from ..helpers import (
-    Driver,
-    Request,
-    at,
-    check_log,
-    migrated_database,
-    player_moves,
-    postgres_processes,
-    signal_all,
-    until,
-)
+from ..driver import Driver, Request, at, check_log, player_moves
+from ..helpers import migrated_database, postgres_processes, signal_all, until
 
 PLAYERS = 6
 BEFORE = 60  # acknowledged requests before the database goes away (all players)

@@ -28,7 +28,8 @@ import pytest
 
 from service.live.subscriptions import GOING_AWAY
 
-from ..helpers import Driver, ServiceProcess, at, until
+from ..driver import Driver, at
+from ..helpers import ServiceProcess, until
 
 PLAYERS = 4
 
