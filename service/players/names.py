@@ -42,8 +42,8 @@ import asyncpg
 import icu
 
 from service.base.errors import Conflict
-from service.base.requests import joins
 from service.players.marks import MARK, SYLLABLE, syllabic, unmarked
+from service.players.shown import joins
 
 # the indexes that hold players' keys unique (migrations 0008, 0017 and 0022)
 NAME_KEY_INDEXES: Final = frozenset(

@@ -7,9 +7,10 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictStr
 
-from service.base.requests import Body, shown_text
+from service.base.requests import Body
 from service.players.link_codes import normal_code
 from service.players.names import shown, visible
+from service.players.shown import shown_text
 
 NAME_MAX = 32
 DEVICE_MAX = 64
