@@ -5,8 +5,9 @@
 - player creations per client address;
 - open live streams (WebSockets) per client address, at one time;
 - events read from logs' pages (a game's or a race's `/events`) per client address, each
-  page charged the events it may send (its `limit`, 1,000 at most); a game's live stream
-  is charged the stored events it sends (service/live/routes.py).
+  page charged the events it sends: it takes the events it may send (its `limit`, 1,000 at
+  most) before it is read, and gives back those it did not send (all of them for a 304);
+  a game's live stream is charged the stored events it sends (service/live/routes.py).
 
 A refused request is a 429 problem+json with `Retry-After` (whole seconds), before its body
 is read or its token looked up. The buckets live in a block of memory that the WORKERS
@@ -133,6 +134,11 @@ def _is_stream(request: web.Request) -> bool:
     return request.method == "GET" and request.path.endswith("/stream")
 
 
+# the events a log's page sent (its handler says; a 304 sent none): the rest of what the
+# page took before it was read goes back to the address's bucket
+EVENTS_SENT_KEY: Final = web.RequestKey("events_sent", int)
+
+
 def _events_asked(request: web.Request) -> int:
     """The events a read of a log's page may send (a game's or a race's `/events`): its
     `limit`, a page (EVENTS_PAGE) at most and by default; 0 for any other request."""
@@ -216,8 +222,13 @@ class RateLimiter:
                 raise
         elif _is_stream(request):
             return await self._stream(request, handler, address)
-        elif events := _events_asked(request):  # a page of a log costs its length
+        elif events := _events_asked(request):  # a page of a log costs what it sends
             self.read_events(address, events)
+            response: web.StreamResponse = await handler(request)
+            sent = 0 if response.status == 304 else request.get(EVENTS_SENT_KEY, events)
+            if sent < events:
+                self.events_per_address.give(address, events - sent)
+            return response
         return await handler(request)  # type: ignore[no-any-return]
 
     async def _stream(self, request: web.Request, handler: Any, address: str) -> web.StreamResponse:

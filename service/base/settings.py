@@ -79,7 +79,7 @@ class Settings(BaseSettings):
     # (against both), analyses (against the address); a hint read off its game's record,
     # or whose position is known or being searched already, costs nothing
     rate_searches_per_minute: int = Field(default=60, ge=1)
-    # events of logs' pages read per client address (each page charged its `limit`)
+    # events of logs' pages read per client address (each page charged the events it sends)
     rate_events_per_minute: int = Field(default=600_000, ge=1)
     # link-code tries per client address in any minute (off with RATE_LIMITS; ratelimit.py):
     # raise it where many players share an address (a proxy, a carrier's NAT)

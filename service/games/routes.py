@@ -11,6 +11,7 @@ from engine.moves import PILES
 from service.base.backend import Backend
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY
+from service.base.ratelimit import EVENTS_SENT_KEY
 from service.base.requests import (
     after_query,
     game_id,
@@ -180,5 +181,6 @@ async def events(request: web.Request) -> web.Response:
     gid = game_id(request)
     after, limit = _page(request)
     page = await queries.read_events(request.app[BACKEND_KEY], gid, after, limit)
+    request[EVENTS_SENT_KEY] = len(page["events"])
     tag = queries.page_tag(gid, after, queries.page_size(limit), page)
     return tagged_response(request, page, tag)

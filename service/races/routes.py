@@ -23,6 +23,7 @@ from aiohttp import web
 from service.base.errors import BadRequest
 from service.base.keys import BACKEND_KEY, SETTINGS_KEY
 from service.base.logs import repeated_level
+from service.base.ratelimit import EVENTS_SENT_KEY
 from service.base.requests import (
     MAX_SEQ,
     after_query,
@@ -75,6 +76,7 @@ async def events(request: web.Request) -> web.Response:
     after = after_query(request, MAX_SEQ)
     limit = int_query(request, "limit", None, 1, MAX_SEQ)
     page, version = await races.events_page(request.app[BACKEND_KEY], rid, after, limit)
+    request[EVENTS_SENT_KEY] = len(page["events"])
     return tagged_response(request, page, f"{rid}.{version}.events.{after}.{limit or ''}")
 
 
