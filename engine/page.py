@@ -11,10 +11,20 @@ from engine.errors import IllegalMove, InvalidMove
 from engine.moves import CELL_NAMES, COLUMN_NAMES, PILES, Move, move_of
 
 _PILE_ORDER: Final = {name: i for i, name in enumerate(("f", *CELL_NAMES, *COLUMN_NAMES))}
+_SOURCE_ORDER: Final = {name: i for i, name in enumerate((*COLUMN_NAMES, *CELL_NAMES))}
 
 
 class PageHelpers(Checked):
     """A position that answers the page's questions."""
+
+    def listed_moves(self) -> list[Move]:
+        """The legal moves in the order a list shows them: by source pile (columns, then
+        cells), then count, then destination (the foundation, cells, columns).
+        (`legal_moves` is in the order they are found.)"""
+        return sorted(
+            self.legal_moves,
+            key=lambda m: (_SOURCE_ORDER[m.source], m.count, _PILE_ORDER[m.target]),
+        )
 
     def card_at(self, pile: str) -> Card | None:
         """The free card of a column or cell (None if empty); raises InvalidMove otherwise."""

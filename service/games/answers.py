@@ -50,10 +50,11 @@ def template(
     first_seq: int,
     finish: Finish,
     extra: dict[str, Any] | None,
+    max_events: int,
 ) -> dict[str, Any]:
     """The answer, with STAMP where the write's time goes; `extra` goes into the body
     beside the game and its events."""
-    view = game_view(game_id, live)
+    view = game_view(game_id, live, max_events)
     if live.created_at is NOT_YET:
         view["created_at"] = STAMP
     if finish == "now":

@@ -88,7 +88,7 @@ def judged(
     times.check(events, live.last_action_ms, live.created_at, arrival)
     # (the log's last place is its abandonment's: a full log still takes it, and holds
     # max_events events at most)
-    if work.version >= max_events and work.status != "abandoned":
+    if len(events) > live.room(max_events) and work.status != "abandoned":
         raise LogFull(
             f"this game's log is full ({max_events} events at most, the last kept for"
             " abandoning it); it can still be abandoned: start a new game",

@@ -38,7 +38,9 @@ async def commit(
     # a win changes the deal's boards: memory's pages of them (boards/known.py) are told,
     # here and on the other instances, once it is committed, or when it may have been
     won = (g.variant, g.deal) if any(e.type == GAME_WON for e in events) else None
-    template = answers.template(game_id, done, events, first_seq, finish, extra)
+    template = answers.template(
+        game_id, done, events, first_seq, finish, extra, backend.max_game_events
+    )
     kept: LiveGame | None = None  # what memory keeps: nothing while the outcome is unknown
     settle = True  # memory is settled whatever happens, unless nothing was written
     try:

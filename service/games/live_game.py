@@ -44,6 +44,11 @@ class LiveGame:
     def version(self) -> int:
         return self.game.version
 
+    def room(self, max_events: int) -> int:
+        """The events the game's log still takes (it holds `max_events` at most, the last
+        place kept for abandoning the game)."""
+        return max(0, max_events - 1 - self.game.version)
+
 
 def caught_up(live: LiveGame | None, newer: Sequence[StoredEvent]) -> LiveGame:
     """`live` with the log's events after it applied to a copy; with `live` None, the

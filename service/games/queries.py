@@ -40,7 +40,7 @@ def view_tag(view: dict[str, Any]) -> str:
 
 async def get_game(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
     live = await positions.current(backend, game_id)
-    view = game_view(game_id, live)
+    view = game_view(game_id, live, backend.max_game_events)
     if live.game.status == WON:
         view["standing"] = await standing(
             backend, live.game.variant, live.game.deal, live.player_id, game_id
@@ -51,7 +51,11 @@ async def get_game(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
 async def legal_moves(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
     live = await positions.current(backend, game_id)
     g = live.game
-    moves = [] if g.is_over else [move_view(m) for m in g.position.legal_moves]
+    # (a full log takes no move: 409 log-full)
+    if g.is_over or not live.room(backend.max_game_events):
+        moves = []
+    else:
+        moves = [move_view(m) for m in g.position.listed_moves()]
     return {"version": g.version, "status": g.status, "moves": moves}
 
 
@@ -59,7 +63,7 @@ async def destinations(backend: Backend, game_id: uuid.UUID, card: str) -> dict[
     live = await positions.current(backend, game_id)
     g = live.game
     targets = list(g.position.destinations(card))  # not a card or pile of this game: 400
-    if g.is_over:
+    if g.is_over or not live.room(backend.max_game_events):
         targets = []
     return {"version": g.version, "card": card, "destinations": targets}
 

@@ -24,8 +24,11 @@ def elapsed_ms(created_at: datetime, finished_at: datetime | None) -> int | None
     return None if finished_at is None else whole_ms(created_at, finished_at)
 
 
-def game_view(game_id: uuid.UUID, live: LiveGame) -> dict[str, Any]:
+def game_view(game_id: uuid.UUID, live: LiveGame, max_events: int) -> dict[str, Any]:
+    """The game as answers show it; an undo or a redo it cannot take for a full log (409
+    log-full) is not offered."""
     g = live.game
+    room = live.room(max_events) > 0
     return {
         "id": game_id,
         "player_id": live.player_id,
@@ -39,8 +42,8 @@ def game_view(game_id: uuid.UUID, live: LiveGame) -> dict[str, Any]:
         "hints": g.hints,
         "assisted": g.assisted,
         "foundation_cards": g.position.foundation_cards,
-        "can_undo": g.can_undo,
-        "can_redo": g.can_redo,
+        "can_undo": g.can_undo and room,
+        "can_redo": g.can_redo and room,
         "created_at": live.created_at,
         "finished_at": live.finished_at,
         "elapsed_ms": elapsed_ms(live.created_at, live.finished_at),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import BakersDozen, BakersGame, FreeCell, IllegalMove, InvalidMove, Move
+from engine import VARIANTS, BakersDozen, BakersGame, FreeCell, IllegalMove, InvalidMove, Move
 from tests.engine.engine_helpers import board
 
 # ---------------------------------------------------------------- cards named by the player
@@ -78,3 +78,29 @@ def test_move_to_auto() -> None:
     full = board(FreeCell, ["6S", *["*"] * 7], cells="7H 7S 7D 7C")
     with pytest.raises(IllegalMove, match="before 6♥, and every other cell is full"):
         full.move_to_auto("c1")
+
+
+# ---------------------------------------------------------------- the order a list shows
+
+
+COLUMNS = [f"t{i}" for i in range(1, 14)]
+CELLS = [f"c{i}" for i in range(1, 9)]
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_listed_moves_are_the_legal_moves_in_pile_order(variant: str) -> None:
+    """By source (columns left to right, then cells), count, then destination in the
+    order `destinations` names a card's (the foundation, cells, columns left to right)."""
+    for deal in range(1, 40):
+        pos = VARIANTS[variant].deal(deal)
+        listed = pos.listed_moves()
+        assert sorted(map(str, listed)) == sorted(map(str, pos.legal_moves))
+        sources = [m.source for m in listed]
+        assert sources == sorted(sources, key=[*COLUMNS, *CELLS].index), (deal, listed)
+        for source in set(sources):
+            mine = [m for m in listed if m.source == source]
+            assert [m.count for m in mine] == sorted(m.count for m in mine)
+            singles = [m.target for m in mine if m.count == 1]
+            assert singles == sorted(singles, key=["f", *CELLS, *COLUMNS].index), singles
+            named = [t for t in pos.destinations(source) if not t.startswith("c")]
+            assert [t for t in singles if not t.startswith("c")] == named, (deal, source)

@@ -38,12 +38,25 @@ async def test_a_full_log_refuses_writes_but_abandoning_which_keeps_it_to_its_li
                 "from": f"c{1 + (j - 1) % 2}", "to": f"c{1 + j % 2}"}
             r = await client.post(f"{url}/moves", json=move, headers=auth(ada))
             statuses.append(r.status)
+            if r.status == 201:
+                view = (await r.json())["game"]
+                # an undo is offered while the log has room for it
+                assert view["can_undo"] == (view["version"] < 9), view
             if r.status == 409:
                 problem = await r.json()
                 assert problem["type"].endswith("/log-full"), problem
                 assert "abandoned" in problem["detail"]
         # (9 events: the last place is the abandonment's)
         assert statuses == [201] * 8 + [409] * 4
+        # a full log offers nothing but abandoning: no undo, no redo, no legal move
+        view = await (await client.get(url)).json()
+        assert (view["version"], view["status"]) == (9, "playing")
+        assert (view["can_undo"], view["can_redo"]) == (False, False)
+        assert (await (await client.get(f"{url}/legal-moves")).json())["moves"] == []
+        r = await client.get(f"{url}/destinations?card=t2")
+        assert (await r.json())["destinations"] == []
+        r = await client.post(f"{url}/undo", json={}, headers=auth(ada))
+        assert r.status == 409 and (await r.json())["type"].endswith("/log-full")
         r = await client.post(f"{url}/hint", json={}, headers=auth(ada))
         assert r.status == 409
         r = await client.post(f"{url}/abandon", json={}, headers=auth(ada))
