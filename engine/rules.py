@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from engine.cards import Card
+from engine.moves import MAX_CELLS, MAX_COLUMNS
 
 # -------------------------------------------------------------------- building down
 
@@ -91,6 +92,17 @@ class RuleBook:
     columns: ClassVar[int] = 8
     cell_count: ClassVar[int] = 0
     column_word: ClassVar[str] = "column"  # what a player calls a column ("row")
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """A layout the piles' names reach (engine/moves.py: t1..t13, c1..c4), refused when
+        its class is made rather than at its first move."""
+        super().__init_subclass__(**kwargs)
+        if not 1 <= cls.columns <= MAX_COLUMNS or not 0 <= cls.cell_count <= MAX_CELLS:
+            raise TypeError(
+                f"{cls.__name__} has {cls.columns} columns and {cls.cell_count} cells: piles"
+                f" are named for {MAX_COLUMNS} columns and {MAX_CELLS} cells at most"
+                " (MAX_COLUMNS, MAX_CELLS in engine/moves.py)"
+            )
 
     @classmethod
     def can_build(cls, card: Card, onto: Card) -> str | None:

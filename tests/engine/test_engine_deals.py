@@ -177,3 +177,12 @@ def test_variants() -> None:
     ]
     assert BakersDozen.can_fill_empty(seven) and FreeCell.can_fill_empty(seven) is None
     assert FreeCell.moves_runs and not BakersGame.moves_runs
+
+
+def test_a_layout_past_the_piles_names_is_refused_when_its_class_is_made() -> None:
+    """A game of more cells or columns than piles are named for (c1..c4, t1..t13) would
+    fail at its first move: its class is refused at once, saying where the names are."""
+    for layout in ({"cell_count": 8}, {"columns": 14}, {"columns": 0}):
+        with pytest.raises(TypeError, match=r"MAX_COLUMNS, MAX_CELLS in engine/moves\.py"):
+            type("Wide", (FreeCell,), layout)
+    assert type("Narrow", (FreeCell,), {"cell_count": 2}).cell_count == 2
