@@ -50,7 +50,9 @@ async def create_player(request: web.Request) -> web.Response:
     issued = await players.create_player(
         request.app[BACKEND_KEY], body.name.strip() or body.name, request.app[LINK_KEY], tk
     )
-    return secret_response(issued.body, 201, issued.replayed)
+    response = secret_response(issued.body, 201, issued.replayed)
+    response.headers["Location"] = f"/v1/players/{issued.body['id']}"
+    return response
 
 
 async def me(request: web.Request) -> web.Response:

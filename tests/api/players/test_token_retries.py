@@ -33,6 +33,8 @@ async def test_a_new_players_retry_gets_the_first_answer(client: TestClient, db_
     assert again.headers["Cache-Control"] == "no-store"
     ada = await first.json()
     assert await again.read() == await first.read()
+    # where the new player is, the replay too
+    assert first.headers["Location"] == again.headers["Location"] == f"/v1/players/{ada['id']}"
     assert await db_value(db_url, "SELECT count(*) FROM players") == 1
     assert await db_value(db_url, "SELECT count(*) FROM device_tokens") == 1
     me = await get(client, "/v1/players/me", headers=auth(ada))
