@@ -300,7 +300,10 @@ async def problem_middleware(request: web.Request, handler: Any) -> web.StreamRe
         if exc.status == 404:
             detail = f"there is nothing at {request.method} {request.path}; see /openapi.yaml"
         elif exc.status == 405:
-            allowed = ", ".join(sorted(getattr(exc, "allowed_methods", ()) or ()))
+            # (not OPTIONS: with CORS_ORIGINS set, the preflights' route, which answers a
+            # plain OPTIONS 405 as well: app.options_not_preflights)
+            methods = getattr(exc, "allowed_methods", ()) or ()
+            allowed = ", ".join(sorted(m for m in methods if m != "OPTIONS"))
             detail = f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
             return problem(405, detail, "method-not-allowed", headers={"Allow": allowed})
         elif exc.status == 413:
