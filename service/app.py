@@ -96,6 +96,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_get("/v1/games/{game_id}/destinations", games.destinations)
     r.add_get("/v1/games/{game_id}/events", games.events)
     r.add_get("/v1/games/{game_id}/stream", stream.stream)
+    r.add_get("/v1/variants", deals.variants)
     r.add_get("/v1/deals/{variant}/{deal}", deals.deal)
     r.add_get("/v1/games/{game_id}/hint", solver.hint_after)
     r.add_post("/v1/games/{game_id}/hint", solver.hint)

@@ -62,6 +62,25 @@ def deal_view(variant: str, deal: int) -> dict[str, Any]:
     }
 
 
+def variants_view() -> dict[str, Any]:
+    """The games this service knows, as their rule books (engine.VARIANTS) describe them:
+    what a client lays out and tells a player, from the one place the rules are."""
+    return {
+        "variants": [
+            {
+                "id": name,
+                "title": cls.title,
+                "columns": cls.columns,
+                "cells": cls.cell_count,
+                "column_word": cls.column_word,
+                "moves_runs": cls.moves_runs,
+                "deals": {"first": 1, "last": MAX_DEAL},
+            }
+            for name, cls in VARIANTS.items()
+        ]
+    }
+
+
 def check_grade(raw: str) -> str:
     """A grade a client names (a query's): one of GRADES, else a 400."""
     if raw not in GRADES:

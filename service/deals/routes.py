@@ -1,11 +1,16 @@
-"""A deal's layout by its number (GET /v1/deals/{variant}/{deal})."""
+"""The games and their deals: each game's layout and rules as its rule book describes them
+(GET /v1/variants), a deal's layout by its number (GET /v1/deals/{variant}/{deal})."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from service.base.responses import json_response
+from service.base.responses import json_response, tagged_response
 from service.deals import numbers as deals
+
+
+async def variants(request: web.Request) -> web.Response:
+    return tagged_response(request, deals.variants_view())
 
 
 async def deal(request: web.Request) -> web.Response:

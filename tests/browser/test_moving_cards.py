@@ -322,3 +322,18 @@ async def test_a_column_chosen_by_key_says_which_cards_go_where(
     await idle(page)
     game = await same_as_api(page, http, game_id)
     assert game["state"]["tableau"][1][-2:] == run and game["moves"] == 2
+
+
+async def test_a_card_under_others_is_told_as_its_game_moves_cards(
+    page: Any, http: aiohttp.ClientSession
+) -> None:
+    """A card with others on it: in FreeCell a run may move as one, and the page says
+    where the card and those on it may go, if anywhere; in a game that moves one card at a
+    time (the service says which, GET /v1/variants), that only the top card moves."""
+    for variant, says in (("bakers_game", "is not free: only the card on top moves"),
+                          ("freecell", "no legal place to go now")):  # fmt: skip
+        game_id = await open_deal(page, variant, 617, autoplay=False)
+        card = (await api_get(http, f"/v1/games/{game_id}"))["state"]["tableau"][0][0]
+        await click_card(page, card)
+        message = await field(page, "message")
+        assert says in message, (variant, message)

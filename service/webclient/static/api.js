@@ -41,6 +41,7 @@ export class Api {
     this.onReached = null; // called when the server answers again after a request got nothing
     this.unreachable = false; // since a request got no answer, until one does
     this.askTimer = null;
+    this.variantsAsked = null; // the games, asked once (variants())
   }
 
   /** What a GET answered last time, kept by address and by the token it was asked with
@@ -191,6 +192,19 @@ export class Api {
 
   legalMoves(id) {
     return this.get(`/v1/games/${id}/legal-moves`);
+  }
+
+  /** The games as the service's rules describe them, by id (GET /v1/variants): asked
+   * once, again after a failure. */
+  variants() {
+    this.variantsAsked ??= this.get("/v1/variants").then(
+      (answer) => Object.fromEntries(answer.variants.map((v) => [v.id, v])),
+      (error) => {
+        this.variantsAsked = null;
+        throw error;
+      },
+    );
+    return this.variantsAsked;
   }
 
   move(id, body) {

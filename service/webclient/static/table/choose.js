@@ -85,15 +85,15 @@ export async function selectCard(card) {
   }
   app.selection = { kind: "card", card, pile: where.pile, count: where.count, legal: [] };
   refreshMarks();
-  const moves = await legalNow();
+  const [moves, games] = await Promise.all([legalNow(), api.variants().catch(() => null)]);
   if (app.selection?.card !== card) return;
   app.selection.legal = targetsOf(moves, where.pile, where.count);
   refreshMarks();
   const what = where.count > 1
     ? `${capital(cardName(card))} and the ${where.count > 2 ? `${where.count - 1} cards` : "card"} on it`
     : capital(cardName(card));
-  if (where.count > 1 && app.game.variant !== "freecell") {
-    // (a run moves as one only in FreeCell: the other games move one card at a time)
+  if (where.count > 1 && games?.[app.game.variant]?.moves_runs === false) {
+    // (the game moves one card at a time: its rules say so, GET /v1/variants)
     say(`${capital(cardName(card))} is not free: only the card on top moves, one at a time.`);
     return;
   }
