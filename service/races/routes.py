@@ -67,7 +67,9 @@ async def create_race(request: web.Request) -> web.Response:
 
 
 async def get_race(request: web.Request) -> web.Response:
-    return json_response(await races.get_race(request.app[BACKEND_KEY], race_id(request)))
+    """The race now, tagged with a hash of it (its players' progress changes it too)."""
+    race = await races.get_race(request.app[BACKEND_KEY], race_id(request))
+    return tagged_response(request, race)
 
 
 async def events(request: web.Request) -> web.Response:

@@ -55,14 +55,21 @@ async def test_a_races_events_as_json_are_what_its_stream_sends_page_by_page(
     games = {p["player"]: p["game_id"] for p in started["events"][0]["data"]["players"]}
     await give_up_with_a_card_up(client, client, bob, games[bob["id"]], line)
 
-    # a tag that changes with the race's version: 304 until then
+    # a tag that changes with the race's version: 304 until then; the race's own too
     r = await client.get(url)
     tag = r.headers["ETag"]
     assert r.status == 200 and tag
     r = await client.get(url, headers={"If-None-Match": tag})
     assert r.status == 304 and r.headers["ETag"] == tag
+    r = await client.get(f"/v1/races/{rid}")
+    race_tag = r.headers["ETag"]
+    r = await client.get(f"/v1/races/{rid}", headers={"If-None-Match": race_tag})
+    assert r.status == 304 and r.headers["ETag"] == race_tag
     await call(client, "POST", f"/v1/games/{games[ada['id']]}/moves", ada,
                {"moves": [m.to_dict() for m in line]}, 201)
+    r = await client.get(f"/v1/races/{rid}", headers={"If-None-Match": race_tag})
+    assert r.status == 200 and r.headers["ETag"] != race_tag
+    assert (await r.json())["status"] == "over"
     r = await client.get(url, headers={"If-None-Match": tag})
     assert r.status == 200 and r.headers["ETag"] != tag
     whole = await r.json()
