@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from engine import Move, Position
+from engine import FreeCell, Move, Position
 from engine.moves import CELL_NAMES, COLUMN_NAMES
 from engine.solver import UNKNOWN, UNWINNABLE, WINNABLE, Solution
 
@@ -337,7 +337,9 @@ def single_steps(position: Position, move: Move) -> list[Move]:
                 *(Move(cell, target) for cell in reversed(used)),
             ]
         aside, rest = spare[0], spare[1:]
-        part = min(count - 1, (len(free) + 1) << len(rest))
+        # as many as single moves can take to `aside` through the cells and the other
+        # empty columns: FreeCell's rule for a run is just that
+        part = min(count - 1, FreeCell.max_run(len(free), len(rest)))
         return [
             *run(source, aside, part, rest),
             *run(source, target, count - part, rest),
