@@ -31,7 +31,13 @@ from service.base.metrics import Metrics
 from service.base.observe import OBSERVER_KEY, Observer
 from service.base.problems import expectation, problem_middleware
 from service.base.ratelimit import MinuteWindows, RateLimiter
-from service.base.responses import Prepare, answer_headers, name_the_server
+from service.base.responses import (
+    CORS_EXPOSED_HEADERS,
+    Prepare,
+    answer_headers,
+    cors_headers,
+    name_the_server,
+)
 from service.base.settings import Settings
 from service.base.shm import Slots
 from service.boards import routes as leaderboards
@@ -233,7 +239,6 @@ CORS_REQUEST_HEADERS = (
     "Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match",
     "X-Request-Id",
 )
-CORS_EXPOSED_HEADERS = ("ETag", "Retry-After", "Location", "X-Request-Id", "Idempotent-Replayed")
 
 
 def setup_cors(app: web.Application, origins: list[str]) -> None:
@@ -259,13 +264,10 @@ def cors_where_no_route(origins: frozenset[str]) -> Prepare:
     bare, those of no route (a 404 for a path the service does not serve, a 405 for a
     method a path does not take), so that a page of a listed origin can read their problem
     as it reads every other."""
-    exposed = ",".join(CORS_EXPOSED_HEADERS)
 
     async def prepare(request: web.Request, response: web.StreamResponse) -> None:
-        origin = request.headers.get("Origin")
-        if origin in origins and "Access-Control-Allow-Origin" not in response.headers:
-            response.headers["Access-Control-Allow-Origin"] = origin
-            response.headers["Access-Control-Expose-Headers"] = exposed
+        if "Access-Control-Allow-Origin" not in response.headers:
+            response.headers.update(cors_headers(request.headers.get("Origin"), origins))
 
     return prepare
 

@@ -37,6 +37,21 @@ Prepare = Callable[[web.Request, web.StreamResponse], Awaitable[None]]
 R = TypeVar("R", bound=web.StreamResponse)
 
 
+# what a page of a listed origin (CORS_ORIGINS) may read of an answer
+CORS_EXPOSED_HEADERS = ("ETag", "Retry-After", "Location", "X-Request-Id", "Idempotent-Replayed")
+
+
+def cors_headers(origin: str | None, origins: frozenset[str]) -> dict[str, str]:
+    """The CORS headers of an answer to `origin` that no route of aiohttp-cors's made (a
+    404 or 405 of no route, a refusal before the app): none for an origin not listed."""
+    if origin is None or origin not in origins:
+        return {}
+    return {
+        "Access-Control-Allow-Origin": origin,
+        "Access-Control-Expose-Headers": ",".join(CORS_EXPOSED_HEADERS),
+    }
+
+
 def every_answer_headers(vary_origin: bool) -> dict[str, str]:
     """What answer_headers gives every answer, for the answers written before the app's
     hooks (the server's own, the front's)."""

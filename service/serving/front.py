@@ -29,7 +29,12 @@ from aiohttp import web
 from service.base.keys import BACKEND_KEY, LIMITS_KEY, SETTINGS_KEY
 from service.base.observe import OBSERVER_KEY, request_id
 from service.base.problems import expectation_failed, repeated
-from service.base.responses import Recall, every_answer_headers, not_modified_from_memory
+from service.base.responses import (
+    Recall,
+    cors_headers,
+    every_answer_headers,
+    not_modified_from_memory,
+)
 
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 _PART: Final = re.compile(r"\{(\w+)\}")
@@ -59,6 +64,7 @@ def front(app: web.Application, handle: Handler) -> Handler:
     observer = app[OBSERVER_KEY]
     limiter = app.get(LIMITS_KEY)
     headers = every_answer_headers(bool(app[SETTINGS_KEY].cors_origin_list))
+    origins = frozenset(app[SETTINGS_KEY].cors_origin_list)
 
     def which(path: str) -> tuple[re.Match[str], str, Recall] | None:
         for route, name, known_of in quicks:
@@ -109,6 +115,7 @@ def front(app: web.Application, handle: Handler) -> Handler:
         rid = request_id(request.headers)
         refusal = expectation_failed(expect, rid)
         refusal.headers.update(headers)
+        refusal.headers.update(cors_headers(request.headers.get("Origin"), origins))
         refusal.force_close()  # (its body, if sent all the same, is not read)
         observer.done(request, rid, "unmatched" if resource is None else resource.canonical,
                       417, started)

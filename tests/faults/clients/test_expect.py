@@ -90,3 +90,22 @@ async def test_another_expectation_is_417_on_any_path(client: TestClient) -> Non
         status, answer = await raw(client, head)
         assert status == 417, (head, answer[:300])
         assert b"application/problem+json" in answer and b"expectation-failed" in answer
+
+
+async def test_a_listed_origins_page_reads_the_417(db_url: str) -> None:
+    """With CORS_ORIGINS set, the 417 (answered before the app) carries the CORS headers as
+    every refusal does (openapi.yaml), so a page of a listed origin can read it."""
+    app = create_app(make_settings(db_url, cors_origins="https://app.example"))
+    async with TestClient(Served(app)) as c:
+        assert c.server.port is not None
+        for origin, shown in (("https://app.example", True), ("https://evil.example", False)):
+            reader, writer = await asyncio.open_connection("127.0.0.1", c.server.port)
+            try:
+                request = HEAD.format(length=10, expect="something-else")
+                writer.write((request[:-2] + f"Origin: {origin}\r\n\r\n").encode())
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            finally:
+                writer.close()
+            assert head.startswith(b"HTTP/1.1 417 "), head
+            allowed = f"Access-Control-Allow-Origin: {origin}\r\n".encode() in head
+            assert allowed is shown and (b"Access-Control-Expose-Headers" in head) is shown
