@@ -99,11 +99,13 @@ def path_id(request: web.Request, name: str, what: str) -> uuid.UUID:
 
 
 def parse_id(raw: str, what: str) -> uuid.UUID:
-    """A path's id: anything but a UUID is a 404 (NotFound), as an unknown id is."""
+    """A path's id: anything but a UUID is a 404 (NotFound), as an unknown id is. (`me`
+    is a path of its own, /v1/players/me, not an id: its refusal says where yours is.)"""
     try:
         return uuid.UUID(raw)
     except ValueError:
-        raise NotFound(f"there is no {what} with id {raw!r}") from None
+        mine = "; yours is the id GET /v1/players/me gives" if raw == "me" else ""
+        raise NotFound(f"there is no {what} with id {raw!r}{mine}") from None
 
 
 def client_address(remote: str | None) -> str:

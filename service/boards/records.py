@@ -15,6 +15,7 @@ import asyncpg
 
 from service.base.backend import Backend
 from service.base.errors import NotFound
+from service.base.requests import parse_id
 from service.boards import order
 from service.boards.cursors import games_cursor, parse_games_cursor
 from service.database.connections import plain, transaction
@@ -57,16 +58,9 @@ ORDER BY created_at DESC, id DESC LIMIT $2
 """
 
 
-def _player_id(raw: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(raw)
-    except ValueError:
-        raise NotFound(f"there is no player with id {raw!r}") from None
-
-
 async def player_record(backend: Backend, player_id: str | uuid.UUID) -> dict[str, Any]:
     """A player's counts, win rate, streaks, best time per variant and deals won."""
-    pid = player_id if isinstance(player_id, uuid.UUID) else _player_id(player_id)
+    pid = player_id if isinstance(player_id, uuid.UUID) else parse_id(player_id, "player")
     timeout = backend.store.timeout
     async with (
         backend.store.connection() as conn,
@@ -125,7 +119,7 @@ async def player_games(
     backend: Backend, player_id: str | uuid.UUID, limit: int = 20, cursor: str | None = None
 ) -> dict[str, Any]:
     """The player's games, newest first, one page; `next` continues after its last game."""
-    pid = player_id if isinstance(player_id, uuid.UUID) else _player_id(player_id)
+    pid = player_id if isinstance(player_id, uuid.UUID) else parse_id(player_id, "player")
     after = parse_games_cursor(cursor) if cursor else None
     timeout = backend.store.timeout
     async with backend.store.connection() as conn:

@@ -16,11 +16,11 @@ does (player_stats.won counts both: the median is of every winning time).
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Final
 
 from service.base.backend import Backend
 from service.base.errors import NotFound
+from service.base.requests import parse_id
 
 RECENT: Final = 100
 # the width of a player's bins of winning times, in elapsed_ms (player_time_bins, as the
@@ -78,10 +78,7 @@ SELECT
 
 async def player_stats(backend: Backend, player_id: str) -> dict[str, Any]:
     """{"player": {"id", "name"}, "games": {variant: {...}}, "recent": [...]}."""
-    try:
-        pid = uuid.UUID(player_id)
-    except ValueError:
-        raise NotFound(f"there is no player with id {player_id!r}") from None
+    pid = parse_id(player_id, "player")
     async with backend.store.connection() as conn:
         row = await conn.fetchrow(STATS, pid, timeout=backend.store.timeout)
     if row is None or row["name"] is None:

@@ -69,6 +69,10 @@ async def test_a_players_figures_follow_their_games(client: TestClient) -> None:
     assert r.status == 304
     assert (await client.get(f"/v1/players/{uuid.uuid4()}/stats")).status == 404
     assert (await client.get("/v1/players/nope/stats")).status == 404
+    # `me` is not an id: the refusal says where the caller's own is
+    for tail in ("stats", "games"):
+        r = await client.get(f"/v1/players/me/{tail}", headers=auth(ada))
+        assert r.status == 404 and "GET /v1/players/me gives" in (await r.json())["detail"]
 
 
 BLOCKS_DEAL_9 = ["t2-c1", "t4-c2", "t2-c3", "t6-c4", "c3-t3", "t8-c3", "c3-t8", "t4-c3"]
