@@ -190,3 +190,32 @@ def test_the_websocket_handshake_and_messages() -> None:
     validate_stream_message({"type": "reconnect", "after": 4})
     with pytest.raises(AssertionError, match="StreamMessage"):
         validate_stream_message({"type": "reconnect"})
+
+
+def test_the_games_and_piles_it_names_are_the_engines() -> None:
+    """openapi.yaml spells out the games and their piles in its schemas: each list of games
+    is the engine's registry, each pattern of piles the engine's names for them, each
+    bound of a layout the games' own (a new game or a wider layout changes both)."""
+    import yaml
+
+    from engine import VARIANTS
+    from engine.moves import CELL_NAMES, COLUMN_NAMES
+
+    schemas = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))["components"]["schemas"]
+    names = list(VARIANTS)
+    assert schemas["Variant"]["enum"] == names
+    for listed in ("StatsByGame", "BestTimes", "WonDeals"):
+        assert list(schemas[listed]["properties"]) == names, listed
+    past = (f"t{len(COLUMN_NAMES) + 1}", f"c{len(CELL_NAMES) + 1}")
+    for pile in ("Pile", "SourcePile", "MoveSource", "TargetPile", "MoveTarget"):
+        pattern = re.compile(schemas[pile]["pattern"])
+        assert all(pattern.match(name) for name in (*COLUMN_NAMES, *CELL_NAMES)), pile
+        assert not any(pattern.match(name) for name in past), pile
+    games = VARIANTS.values()
+    state = schemas["GameState"]["properties"]
+    assert state["tableau"]["minItems"] == min(cls.columns for cls in games)
+    assert state["tableau"]["maxItems"] == max(cls.columns for cls in games)
+    assert state["cells"]["maxItems"] == max(cls.cell_count for cls in games)
+    rules = schemas["VariantRules"]["properties"]
+    assert rules["columns"]["maximum"] == len(COLUMN_NAMES)
+    assert rules["cells"]["maximum"] == len(CELL_NAMES)
