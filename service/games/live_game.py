@@ -49,6 +49,11 @@ class LiveGame:
         place kept for abandoning the game)."""
         return max(0, max_events - 1 - self.game.version)
 
+    def takes_moves(self, max_events: int) -> bool:
+        """Whether a move can still be played: the game in play and its log not full
+        (a full log takes no move: 409 log-full)."""
+        return not self.game.is_over and self.room(max_events) > 0
+
 
 def caught_up(live: LiveGame | None, newer: Sequence[StoredEvent]) -> LiveGame:
     """`live` with the log's events after it applied to a copy; with `live` None, the

@@ -51,10 +51,8 @@ async def get_game(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
 async def legal_moves(backend: Backend, game_id: uuid.UUID) -> dict[str, Any]:
     live = await positions.current(backend, game_id)
     g = live.game
-    # (a full log takes no move: 409 log-full)
-    if g.is_over or not live.room(backend.max_game_events):
-        moves = []
-    else:
+    moves = []
+    if live.takes_moves(backend.max_game_events):
         moves = [move_view(m) for m in g.position.listed_moves()]
     return {"version": g.version, "status": g.status, "moves": moves}
 
@@ -63,7 +61,7 @@ async def destinations(backend: Backend, game_id: uuid.UUID, card: str) -> dict[
     live = await positions.current(backend, game_id)
     g = live.game
     targets = list(g.position.destinations(card))  # not a card or pile of this game: 400
-    if g.is_over or not live.room(backend.max_game_events):
+    if not live.takes_moves(backend.max_game_events):
         targets = []
     return {"version": g.version, "card": card, "destinations": targets}
 
