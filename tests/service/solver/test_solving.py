@@ -227,9 +227,11 @@ async def test_one_player_cannot_take_every_worker() -> None:
         await asyncio.sleep(0.05)
         assert solver.searches == 3  # another player's search starts
         await asyncio.gather(*mine, other)
-        # once the first two end, the player may search again
+        # once the first two end, the player may search again: a search runs (its verdict
+        # within the budget, or unknown on a machine too busy for it), where a refusal is
+        # answered at once by no solver
         again = await solver.verdict(cls.deal(5), owner="a")
-        assert again.verdict == WINNABLE and solver.searches == 4
+        assert again.solver != "none" and solver.searches == 4, again
     finally:
         solver.close()
 
