@@ -205,11 +205,36 @@ def shown(name: str, what: str = "a name") -> str:
     return name
 
 
+# letters written left to right (Latin, Greek, Cyrillic, the Brahmic scripts, CJK, …)
+# and right to left (Hebrew, Arabic, Syriac, Thaana, N'Ko, …): Unicode's bidirectional
+# classes L, and R and AL
+_LEFT_TO_RIGHT = icu.UnicodeSet("[:bc=L:]")
+_LEFT_TO_RIGHT.freeze()
+_RIGHT_TO_LEFT = icu.UnicodeSet("[[:bc=R:][:bc=AL:]]")
+_RIGHT_TO_LEFT.freeze()
+
+
+def two_directions(name: str) -> bool:
+    """Whether `name` holds letters written left to right and letters written right to
+    left. Such a name is not drawn in the order it is typed (each right-to-left run is
+    drawn backwards, Unicode's bidirectional algorithm), while its keys read it as typed:
+    Latin `Pab`, Hebrew `סו` and `WKQ` are drawn as `PabוסWKQ`, which looks like
+    `PabloWKQ`, with keys of their own. Names of one direction, digits and signs beside
+    them, are drawn in one order for one order typed (as IDNA's bidi rule, RFC 5893,
+    holds a domain name's labels)."""
+    return any(map(_LEFT_TO_RIGHT.contains, name)) and any(map(_RIGHT_TO_LEFT.contains, name))
+
+
 def visible(name: str) -> str:
-    """A name whose every character shows, none of them under a stack of marks, and whose
-    first is no mark (a name of marks alone shows as next to nothing): pydantic's check
-    of a new player's name."""
+    """A name whose every character shows, none of them under a stack of marks, whose
+    first is no mark (a name of marks alone shows as next to nothing), and whose letters
+    are written in one direction: pydantic's check of a new player's name."""
     shown(name)
+    if two_directions(name):
+        raise ValueError(
+            "a name is written in one direction: it cannot hold both letters written right"
+            " to left (Hebrew, Arabic, …) and letters written left to right (Latin, …)"
+        )
     if name and MARK.contains(_NFC.normalize(name)[0]):
         raise ValueError(
             "a name cannot begin with a combining mark: it has no character to sit on"

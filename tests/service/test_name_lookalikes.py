@@ -36,6 +36,9 @@ from service.players.schemas import NewPlayer
 NAMES_FILE = Path(__file__).resolve().parents[1] / "data" / "names_by_script.txt"
 KEY_NAMES = ("name_key", "shape_key", "glyph_key")
 SHOWN = 20  # offenders a failure prints, at most
+# a frame of Hebrew letters (mem, he), for the letters written right to left: a name holds
+# letters of one direction (names.two_directions)
+RIGHT_TO_LEFT_FRAME = "\u05de{}\u05d4"
 HANGUL_SYLLABLES = icu.UnicodeSet("[[:Hangul_Syllable_Type=LV:][:Hangul_Syllable_Type=LVT:]]")
 HANGUL_SAMPLED = 8
 
@@ -230,13 +233,18 @@ def _lookalike_classes() -> Iterable[list[str]]:
 def test_characters_icu_calls_confusable_make_one_name() -> None:
     """Every two names that differ only by two characters of one skeleton (ICU's
     confusable data over all letters, marks and digits: about 4,400 classes, 1,400 of them
-    Hangul's) share a key: in the frame `ma…ia` (about 11,300 names, 30,400 pairs), and,
-    for a class with a letter of a script that spells syllables with marks, between that
-    script's consonant and vowel sign (`क…ा`, about 800 names, 5,600 pairs), where a sign
-    is kept or dropped by the letter before it. Only names NewPlayer accepts are made."""
+    Hangul's) share a key: in the frame `ma…ia` (about 10,000 names, 25,200 pairs); for a
+    class with a letter written right to left, in a frame of Hebrew letters (`מ…ה`, about
+    1,400 names, 3,600 pairs); and, for a class with a letter of a script that spells
+    syllables with marks, between that script's consonant and vowel sign (`क…ा`, about 750
+    names, 4,200 pairs), where a sign is kept or dropped by the letter before it. Only
+    names NewPlayer accepts are made (a name's letters go one way: `ma…ia` takes no
+    Hebrew letter)."""
     offenders, checked = [], 0
     for chars in _lookalike_classes():
         frames = ["ma{}ia"]
+        if any(names.two_directions("a" + ch) for ch in chars):  # (a letter right to left)
+            frames.append(RIGHT_TO_LEFT_FRAME)
         for ch in chars:
             frame = ch and _syllable_frame(icu.Script.getScript(ch[0]).getScriptCode())
             if frame:
