@@ -90,6 +90,11 @@ async def test_two_players_race_and_a_third_watches(
     for page in (ada, bob):
         await until_racers(page, "Object.keys(rows).length === 2")
         assert set(await racers(page)) == {ada_id, bob_id}
+        # the racer's own row says so with a tag, which no name can copy (a name may be
+        # "ada (you)"), and only theirs
+        me, other = (ada_id, bob_id) if page is ada else (bob_id, ada_id)
+        assert await page.text_content(f'[data-racer="{me}"] [data-tag="you"]') == "you"
+        assert await page.query_selector(f'[data-racer="{other}"] [data-tag="you"]') is None
         assert re.fullmatch(r"\d+:\d\d", await page.inner_text('[data-field="countdown"]'))
     await bob.screenshot(path=screenshot_path("race_lobby.png"), full_page=True)
 

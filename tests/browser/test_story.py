@@ -147,12 +147,17 @@ async def test_a_players_story(pages: Pages, http: aiohttp.ClientSession) -> Non
     story = f"/?player={me['id']}"
     assert await page.get_attribute("#who a", "href") == story
     assert await page.inner_text("#who a") == me["name"]
+    # each name shown isolated from its neighbours, in its own direction (a Hebrew or an
+    # Arabic name is drawn as it is alone: as names are compared, names.two_directions)
+    for name in ("#who a", entry):
+        assert await page.get_attribute(name, "dir") == "auto", name
     await page.wait_for_selector(f'#record a[href="{story}"]')
     await page.click(entry)
     await page.wait_for_url(f"**{story}")
     await idle(page)
     assert await page.is_hidden("#game") and await page.is_hidden("#board-panel")
     assert await page.inner_text("#story-title") == f"Your games ({me['name']})"
+    assert await page.get_attribute("#story-title span", "dir") == "auto"
     await check_story(page, stats, DESKTOP[0])
     await shoot(page, "story_desktop.png")
     await no_axe_violations(page, "the story, desktop")
@@ -172,6 +177,7 @@ async def test_a_players_story(pages: Pages, http: aiohttp.ClientSession) -> Non
     await reader.wait_for_selector("#played-by:not([hidden])")
     assert await reader.get_attribute("#played-by-link", "href") == story
     assert await reader.inner_text("#played-by-link") == me["name"]
+    assert await reader.get_attribute("#played-by-link", "dir") == "auto"
     race = await post(http, me, "/v1/races", {"variant": VARIANT, "deal": DEAL,
                                               "starts_in_s": 600})  # fmt: skip
     await reader.goto(f"/?race={race['id']}")
@@ -179,6 +185,7 @@ async def test_a_players_story(pages: Pages, http: aiohttp.ClientSession) -> Non
     racer = f'[data-racer="{me["id"]}"] a.player-link'
     await reader.wait_for_selector(racer)
     assert await reader.get_attribute(racer, "href") == story
+    assert await reader.get_attribute(racer, "dir") == "auto"
 
     # no such player: the welcome says so
     await reader.goto("/?player=00000000-0000-0000-0000-000000000000")

@@ -11,6 +11,23 @@ export function formatTime(ms) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
+/**
+ * A player's name in a sentence or an attribute, isolated from the words around it
+ * (U+2068 FIRST STRONG ISOLATE ... U+2069): a name in Hebrew or Arabic is drawn as it is
+ * alone, whatever comes before or after it, as the service compares names.
+ */
+export const isolated = (name) => `\u2068${name}\u2069`;
+
+/**
+ * An element that shows a player's name, isolated from what surrounds it and in the
+ * direction of its first letter (dir="auto", as <bdi>): see isolated.
+ */
+export function nameIn(node, name) {
+  node.dir = "auto";
+  node.textContent = name;
+  return node;
+}
+
 /** A small word beside a name: "hinted", "unverified" (style.css: .tag) */
 export function tag(text, title, kind) {
   const node = document.createElement("span");

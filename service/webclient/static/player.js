@@ -4,6 +4,7 @@
 // to their story (`/?player={id}`).
 
 import { $, api, app, readJson } from "./app.js";
+import { nameIn } from "./format.js";
 import { storyUrl } from "./routing.js";
 
 const PLAYER_KEY = "open-solitaire.player";
@@ -34,7 +35,7 @@ function showWho() {
   link.className = "player-link";
   link.dataset.player = app.player.id;
   link.title = "Your games, times and streaks";
-  link.textContent = app.player.name;
+  nameIn(link, app.player.name);
   $("#who").replaceChildren("Playing as ", link);
 }
 

@@ -11,7 +11,7 @@ import { ApiError } from "./api.js";
 import { $, api, app, background, enqueue, OVER, say } from "./app.js";
 import { TITLES } from "./cards.js";
 import { refreshDevices } from "./panels/devices.js";
-import { formatTime, tag } from "./format.js";
+import { formatTime, isolated, nameIn, tag } from "./format.js";
 import { openGame, showWelcome } from "./table/game.js";
 import { LiveFeed } from "./live.js";
 import { refreshRecord } from "./panels/panels.js";
@@ -178,9 +178,9 @@ function racerRow(p) {
   link.href = storyUrl(p.player.id);
   link.className = "player-link";
   link.dataset.player = p.player.id;
-  link.textContent = p.player.name;
+  nameIn(link, p.player.name);
   name.append(link);
-  if (isMe) name.append(" (you)");
+  if (isMe) name.append(" ", tag("you", "This is you", "you")); // (no name looks like it)
   if (p.verified === false) { // a win faster than a hand plays: ranked by its time all the same
     name.append(" ", tag("unverified", "Played faster than a hand plays", "unverified"));
   }

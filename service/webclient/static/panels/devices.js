@@ -6,6 +6,7 @@
 import { ApiError } from "../api.js";
 import { $, api, app, background, enqueue, say } from "../app.js";
 import { signIn, signOut } from "../player.js";
+import { nameIn } from "../format.js";
 
 const POLL_MS = 4000; // while a link code is shown: the new device appears in the list
 
@@ -159,7 +160,8 @@ async function redeem() {
   }
   signIn({ id: answer.player.id, name: answer.player.name, token: answer.token });
   $("#link-code-input").value = "";
-  line.textContent = `Signed in as ${answer.player.name} on this device (${answer.device}).`;
+  line.replaceChildren("Signed in as ", nameIn(document.createElement("span"), answer.player.name),
+    " on this device (", nameIn(document.createElement("span"), answer.device), ").");
   background(refreshDevices);
   background(hooks.refreshRecord);
 }

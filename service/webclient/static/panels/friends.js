@@ -4,6 +4,7 @@
 // data-follow="{player id}", aria-pressed "true" while they are followed.
 
 import { ApiError } from "../api.js";
+import { isolated } from "../format.js";
 
 export class Friends {
   constructor(api) {
@@ -59,7 +60,7 @@ export function followButton(who, following) {
   button.type = "button";
   button.className = "follow";
   button.dataset.follow = who.id;
-  button.setAttribute("aria-label", `Follow ${who.name || "this player"}`);
+  button.setAttribute("aria-label", `Follow ${who.name ? isolated(who.name) : "this player"}`);
   const check = document.createElement("span");
   check.className = "check-mark";
   check.setAttribute("aria-hidden", "true");

@@ -7,7 +7,7 @@
 
 import { ApiError } from "../api.js";
 import { TITLES } from "../cards.js";
-import { formatTime, tag } from "../format.js";
+import { formatTime, isolated, nameIn, tag } from "../format.js";
 import { Friends, followButton, setFollowing } from "./friends.js";
 import { storyUrl } from "../routing.js";
 
@@ -30,11 +30,11 @@ function entryLine(entry, { player, gameId, friends }) {
     name.href = storyUrl(entry.player.id);
     name.className = "player-link";
     name.dataset.player = entry.player.id;
-    name.title = `${entry.player.name}'s games, times and streaks`;
+    name.title = `${isolated(entry.player.name)}'s games, times and streaks`;
   } else {
     name = document.createElement("span");
   }
-  name.textContent = entry.player?.name || "?";
+  nameIn(name, entry.player?.name || "?");
   who.append(name);
   if (entry.assisted) {
     who.append(" ", tag("hinted", "Won with the help of hints", "assisted"));
@@ -55,7 +55,7 @@ function entryLine(entry, { player, gameId, friends }) {
   replay.href = `/?replay=${encodeURIComponent(entry.game_id)}`;
   replay.dataset.replay = entry.game_id;
   replay.textContent = "replay";
-  replay.title = `Replay ${entry.player?.name ? `${entry.player.name}'s` : "this"} win move by move`;
+  replay.title = `Replay ${entry.player?.name ? `${isolated(entry.player.name)}'s` : "this"} win move by move`;
   details.append(replay);
   if (friends && player && entry.player?.id && entry.player.id !== player.id) {
     details.append(followButton(entry.player, friends.has(entry.player.id)));

@@ -10,7 +10,7 @@ import { ApiError } from "../api.js";
 import { $, api, app } from "../app.js";
 import { TITLES } from "../cards.js";
 import { barChart } from "./charts.js";
-import { formatTime } from "../format.js";
+import { formatTime, isolated, nameIn } from "../format.js";
 import { storyUrl } from "../routing.js";
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -62,10 +62,12 @@ export async function openStory(id) {
     throw error;
   }
   if (shownId !== id) return true; // another address was opened meanwhile
-  const name = stats.player?.name || "This player";
+  const name = stats.player?.name ? isolated(stats.player.name) : "This player";
   const me = Boolean(app.player && app.player.id === stats.player?.id);
   document.title = `${name}'s games · Open Solitaire`;
-  $("#story-title").textContent = me ? `Your games (${name})` : `${name}'s games`;
+  const shown = stats.player?.name
+    ? nameIn(document.createElement("span"), stats.player.name) : "This player";
+  $("#story-title").replaceChildren(...(me ? ["Your games (", shown, ")"] : [shown, "'s games"]));
   const variants = Object.keys(TITLES).filter((v) => stats.games?.[v]);
   const blocks = variants.map((v) => block(v, stats.games[v], stats.recent || [], name));
   $("#story-games").replaceChildren(...blocks);
@@ -191,7 +193,7 @@ export async function showPlayedBy(playerId) {
   if (line.dataset.player !== playerId) return; // another game meanwhile
   const link = $("#played-by-link");
   link.href = storyUrl(playerId);
-  link.textContent = name || "this player";
-  link.title = `${name || "This player"}'s games, times and streaks`;
+  nameIn(link, name || "this player");
+  link.title = `${name ? isolated(name) : "This player"}'s games, times and streaks`;
   line.hidden = !name;
 }
