@@ -7,8 +7,8 @@ SQL (ORDER BY and the keyset comparisons of service/boards/board.py), the board'
 cursors (service/boards/cursors.py), a player's best time (service/boards/records.py)
 and verify's check of a player's best win (service/verify/games.py).
 
-The database keeps the order where Python cannot reach it: record_win
-(migrations/sql/0004_boards.sql) replaces a player's entry only with a strictly better
+The database keeps the order where Python cannot reach it: record_win (its current body
+in migrations/sql/0033_boards.sql) replaces a player's entry only with a strictly better
 win by BETTER, and the index `leaderboard_entries_board` (as migration 0014 made it, with
 its INCLUDE columns; service/database/tables.py lists it too) holds the entries in ORDER.
 To change the order, change the columns here and add a migration that redefines

@@ -1,10 +1,10 @@
 """Races: several players, one deal, one clock (API.md, "Races").
 
 A race is its own event log (`race_events`: RaceCreated, PlayerJoined, RaceStarted,
-Progress, PlayerFinished, RaceEnded) kept by PL/pgSQL functions (migrations/sql/
-0006_races.sql, race_end in 0018_races.sql: docs/operations.md lists where each function's
-current body is); a write to a race's game appends the race's events in its own
-transaction (record_events). Here: the service functions on plain values.
+Progress, PlayerFinished, RaceEnded) kept by PL/pgSQL functions (migrations/sql/, from
+0006_races.sql on: docs/operations.md lists where each function's current body is); a
+write to a race's game appends the race's events in its own transaction (record_events).
+Here: the service functions on plain values.
 
 The race starts at `starts_at` and ends at `ends_at` without anyone asking: every race
 endpoint settles a race that is due before answering, each instance's clock task (`tick`)
