@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import shutil
 import socket
@@ -24,6 +25,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from aiohttp.web_runner import BaseRunner
 
 ROOT = Path(__file__).resolve().parent.parent
+# this machine's mark in the names of its test templates: a PostgreSQL server shared by
+# several machines (or containers, each with its own process ids) has each one's
+# templates, and a session takes for stale only its own machine's
+MACHINE = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +57,7 @@ def template_db(pg_server_url: str) -> Iterator[str]:
     from service.database.embedded import with_database
     from service.database.migrate import upgrade
 
-    name = f"solitaire_tmpl_{_worker()}_{os.getpid()}"
+    name = f"solitaire_tmpl_{MACHINE}_{_worker()}_{os.getpid()}"
 
     async def execute(*statements: str) -> None:
         conn = await asyncpg.connect(pg_server_url)
@@ -64,11 +69,13 @@ def template_db(pg_server_url: str) -> Iterator[str]:
 
     async def stale() -> list[str]:
         """Templates of earlier sessions on this machine whose process is gone (a worker
-        that was stopped before its teardown leaves its template behind)."""
+        that was stopped before its teardown leaves its template behind); another
+        machine's are left alone, whatever its process ids."""
         conn = await asyncpg.connect(pg_server_url)
         try:
             names = await conn.fetch(
-                "SELECT datname FROM pg_database WHERE datname LIKE 'solitaire_tmpl_%'"
+                "SELECT datname FROM pg_database WHERE datname LIKE $1",
+                f"solitaire\\_tmpl\\_{MACHINE}\\_%",
             )
         finally:
             await conn.close()

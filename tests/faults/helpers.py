@@ -79,17 +79,25 @@ class ServiceProcess:
             )
 
     async def ready(self, timeout: float = 30.0) -> float:
-        """Seconds until /healthz answers 200."""
+        """Seconds until /healthz answers 200 from this service: a port another test's
+        service took meanwhile (free_port's, chosen by two test workers at once) answers
+        too, and this one exits, refused the port; at its first start it takes another."""
         started = time.monotonic()
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as s:
             while True:
                 assert self.proc is not None
                 if self.proc.poll() is not None:
+                    if self.starts == 1 and "cannot be served" in self.output():
+                        self.port = free_port()
+                        self.env["PORT"] = str(self.port)
+                        self.base = f"http://127.0.0.1:{self.port}"
+                        self.start()
+                        continue
                     raise AssertionError(f"the service exited ({self.proc.returncode}):\n"
                                          + self.output()[-3000:])
                 try:
                     async with s.get(f"{self.base}/healthz") as r:
-                        if r.status == 200:
+                        if r.status == 200 and self.listens():
                             return time.monotonic() - started
                 except (aiohttp.ClientError, TimeoutError):
                     pass
@@ -145,6 +153,19 @@ class ServiceProcess:
             if fields[0] != "Z" and int(fields[3]) == sid:
                 found.append(int(entry))
         return found
+
+    def listens(self) -> bool:
+        """Whether this service (its process or its workers) listens on its port."""
+        assert self.proc is not None
+        try:
+            main = psutil.Process(self.proc.pid)
+            for process in (main, *main.children(recursive=True)):
+                for conn in process.net_connections(kind="tcp"):
+                    if conn.status == psutil.CONN_LISTEN and conn.laddr.port == self.port:
+                        return True
+        except psutil.Error:  # (gone meanwhile: the next look says why)
+            return False
+        return False
 
     def output(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
