@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from aiohttp import web
 
@@ -79,17 +79,17 @@ def _asked(request: web.Request, path: Mapping[str, str]) -> Asked:
                  query_value(request, "around"))  # fmt: skip
 
 
-def _page_key(asked: Asked) -> tuple[Any, ...]:
-    """A public page's key in memory (boards/known.py), its deal checked."""
-    return (checked_deal(asked.variant, asked.deal), asked.deal, asked.kind, asked.limit,
-            asked.cursor)  # fmt: skip
+def _page_key(asked: Asked) -> Asked:
+    """A public page's key in memory (boards/known.py): all it asks (an option added to
+    Asked is in it), its deal checked and its variant as the registry names it."""
+    return asked._replace(variant=checked_deal(asked.variant, asked.deal))
 
 
-def _known_page(backend: Backend, key: tuple[Any, ...]) -> Known | None:
+def _known_page(backend: Backend, key: Asked) -> Known | None:
     """The public page's tag that memory knows current (known.known_tag)."""
-    tag = known.known_tag(backend, key, key[0], key[1])
+    tag = known.known_tag(backend, key, key.variant, key.deal)
     return None if tag is None else Known(
-        tag, lambda: known.known_tag(backend, key, key[0], key[1])
+        tag, lambda: known.known_tag(backend, key, key.variant, key.deal)
     )
 
 
@@ -102,17 +102,16 @@ def _known(backend: Backend, request: web.Request, path: Mapping[str, str]) -> K
 async def board(request: web.Request) -> web.Response:
     backend = request.app[BACKEND_KEY]
     asked = _asked(request, request.match_info)
-    variant, deal, kind, limit, cursor, _, around = asked
+    variant, deal, kind, around = asked.variant, asked.deal, asked.kind, asked.around
     if asked.public:  # its 304 from memory while it is known current
         key = _page_key(asked)
         if "If-None-Match" in request.headers and (unchanged := await not_modified_from_memory(
             request, _known_page(backend, key), backend
         )) is not None:  # fmt: skip
             return unchanged
-        before = known.seen(backend, key[0], deal)
-        response = tagged_response(
-            request, await boards.board(backend, key[0], deal, limit, cursor, kind)
-        )
+        before = known.seen(backend, key.variant, deal)
+        response = tagged_response(request, await boards.board(
+            backend, key.variant, deal, asked.limit, asked.cursor, kind))  # fmt: skip
         known.remember(backend, key, response.headers["ETag"].strip('"'), before)
         return response
     if asked.friends:
@@ -121,10 +120,10 @@ async def board(request: web.Request) -> web.Response:
         checked_deal(variant, deal)  # a bad board is a 400/422 before the token
         player = await caller(request)
         return private(tagged_response(request, await friends.friends_board(
-            backend, variant, deal, player, limit, cursor, kind)))  # fmt: skip
+            backend, variant, deal, player, asked.limit, asked.cursor, kind)))  # fmt: skip
     if around != "me":
         raise BadRequest(f"'around' takes one value, 'me', not {around!r}")
-    if cursor is not None:
+    if asked.cursor is not None:
         raise BadRequest("give either 'around=me' or 'cursor', not both")
     checked_deal(variant, deal)  # a bad board is a 400/422 before the token
     player = await caller(request)
