@@ -97,12 +97,29 @@ def line_from_record(game: Game) -> tuple[Move, ...] | None:
     # of a line that was checked when it was recorded
     after = game.moves_since_hint()
     if after is not None and len(after) < len(moves) and tuple(after) == moves[: len(after)]:
-        return moves[len(after) :]
+        return _listed(game, moves[len(after) :])
     # most often the hinted move was just played: the line less its first move; else the
     # shortest tail that still wins (a tail may also win from a position the player
     # reached another way, so the longest one would not always be progress)
     for k in (1, *range(len(moves) - 1, -1, -1)):
         tail = moves[k:]
         if tail and follows(game.position, tail, game.autoplay):
-            return tail
+            return _listed(game, tail)
     return None
+
+
+def _listed(game: Game, tail: tuple[Move, ...]) -> tuple[Move, ...]:
+    """A tail of the hint's line (the player's moves) that wins from the game's position,
+    its moves as legal-moves lists them there (as_listed): the line put a card into the
+    cell that was the first empty one where it was made, and a player who came another
+    way may hold another cell empty first. The cells are alike: it wins as it did."""
+    pos = game.position.copy()
+    cells: dict[str, str] = {}
+    moves = []
+    for move in tail:
+        move = as_listed(pos, move, cells)
+        pos.push(pos.check(move))
+        moves.append(move)
+        while game.autoplay and (auto := pos.auto_move()) is not None:
+            pos.push(auto)
+    return tuple(moves)

@@ -14,7 +14,7 @@ from engine import VARIANTS, Game, Move
 from service.deals.table import table
 from service.solver import fcsolve
 from service.solver.hints import hint
-from service.solver.lines import line_from_record, player_moves
+from service.solver.lines import follows, line_from_record, player_moves
 from service.solver.verdicts import Solver
 
 DEALS = 5  # per game and autoplay setting (40 games followed home in all)
@@ -115,3 +115,30 @@ def test_a_line_is_not_read_on_after_an_undo_back_past_its_hint() -> None:
     game.play(Move("t2", "c"))
     game.play(line[0])
     assert line_from_record(game) is None
+
+
+def test_a_recorded_lines_cells_are_the_games_first_empty_ones_when_read() -> None:
+    """The rest of a recorded line read off the record is listed from the present
+    position: a card into a cell goes into the first empty one, as legal-moves lists it,
+    though the line as recorded named another (a player who reached the line's position
+    another way may hold another cell empty first; a line whose cells are all swapped wins
+    as well)."""
+    from engine.solver import solve
+
+    game, _ = Game.new("freecell", 617, False)
+    first = Move("t1", "c1")
+    game.play(first)
+    game.play(Move("c1", "c2"))  # (c1 empty, the card in c2)
+    line = solve(game.position.copy(), max_seconds=20).moves
+    assert line is not None
+    swap = {"c1": "c3", "c3": "c1"}  # the line with two of its cells' names swapped
+    swapped = tuple(Move(swap.get(m.source, m.source), swap.get(m.target, m.target), m.count)
+                    for m in line)  # fmt: skip
+    assert swapped != line and follows(game.position, swapped)
+    game.give_hint("winnable", swapped[0], len(swapped), tuple(str(m) for m in swapped))
+    read = line_from_record(game)
+    assert read is not None and read != swapped and follows(game.position, read)
+    pos = game.position.copy()
+    for move in read:
+        assert move in list(pos.legal_moves), move
+        pos.push(pos.check(move))
