@@ -140,3 +140,17 @@ async def from_address(client: TestClient, address: str) -> AsyncIterator[aiohtt
         trace_configs=[validating_trace_config()],
     ) as session:
         yield session
+
+
+async def create(client: TestClient, name: str) -> tuple[int, dict[str, object]]:
+    """A new player of that name asked for: the answer's status and body."""
+    r = await client.post("/v1/players", json={"name": name})
+    body: dict[str, object] = await r.json()
+    return r.status, body
+
+
+async def created(client: TestClient, *names: str) -> None:
+    """Each name makes a player (201), kept as written."""
+    for name in names:
+        status, body = await create(client, name)
+        assert status == 201 and body["name"] == name, (name, body)

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient
 
 from service.base.keys import BACKEND_KEY
 
-from ..helpers import auth, get, instance, new_player
+from ..helpers import auth, create, created, get, instance, new_player
 
 LOOKALIKES = {
     "the same name": "ada",
@@ -35,12 +35,6 @@ INVISIBLE = {
 }
 
 
-async def create(client: TestClient, name: str) -> tuple[int, dict[str, object]]:
-    r = await client.post("/v1/players", json={"name": name})
-    body: dict[str, object] = await r.json()
-    return r.status, body
-
-
 async def test_a_name_that_looks_like_a_players_is_taken(client: TestClient) -> None:
     ada = await new_player(client, "ada")
     for what, name in LOOKALIKES.items():
@@ -49,10 +43,7 @@ async def test_a_name_that_looks_like_a_players_is_taken(client: TestClient) -> 
         assert str(problem["type"]).endswith("/name-taken"), (what, problem)
         assert "looks like another player's" in str(problem["detail"])
     # a name that only looks different is a new player; the first one is untouched
-    for name in ("bob", "adam", "\u0430\u0434\u0430"):  # Cyrillic "ада" reads "ада"
-        status, body = await create(client, name)
-        assert status == 201, (name, body)
-        assert body["name"] == name
+    await created(client, "bob", "adam", "\u0430\u0434\u0430")  # Cyrillic "ада" reads "ада"
     me = await get(client, "/v1/players/me", headers=auth(ada))
     assert me["name"] == "ada"
 
@@ -190,7 +181,8 @@ async def test_names_a_script_spells_with_its_signs_and_joiners_are_names(
     and Shwe, Tibetan's Dolma, Gurmukhi's Shanti), and a joiner or non-joiner after a
     virama, or a non-joiner between Arabic letters, is spelling (Sinhala's Chandrika,
     Kannada's Rajkumar, Persian's Alireza): each is a name, kept as written."""
-    for name in (
+    await created(
+        client,
         "\u1000\u103b\u1031\u102c\u103a",
         "\u101b\u103d\u103e\u1031",
         "\u0f66\u0f92\u0fb2\u0f7c\u0f63\u0f0b\u0f58",
@@ -198,10 +190,7 @@ async def test_names_a_script_spells_with_its_signs_and_joiners_are_names(
         "\u0da0\u0db1\u0dca\u0daf\u0dca\u200d\u0dbb\u0dd2\u0d9a\u0dcf",
         "\u0cb0\u0cbe\u0c9c\u0ccd\u200c\u0c95\u0cc1\u0cae\u0cbe\u0cb0\u0ccd",
         "\u0639\u0644\u06cc\u200c\u0631\u0636\u0627",
-    ):
-        status, body = await create(client, name)
-        assert status == 201, (name, body)
-        assert body["name"] == name
+    )
     # elsewhere either one is an invisible character
     for name in ("ada\u200cbob", "\u0915\u200c\u0937", "ada\u200d"):
         status, problem = await create(client, name)
